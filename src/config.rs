@@ -1,0 +1,152 @@
+//! Site settings from `shiplog.yaml`; every key has a default.
+
+use std::path::Path;
+
+use url::Url;
+
+use crate::error::{Error, Result};
+use crate::{text, yaml};
+
+/// Default template of an organization's public address.
+pub const DEFAULT_ORG_URL: &str = "http://{org}.localhost:8080";
+/// Default address of the API host.
+pub const DEFAULT_BASE_URL: &str = "http://localhost:8081";
+/// Default number of items per feed.
+pub const DEFAULT_FEED_LIMIT: usize = 50;
+/// Default number of entries per HTML page.
+pub const DEFAULT_PAGE_SIZE: usize = 20;
+
+const KEYS: &[&str] = &["org_url", "base_url", "feed_limit", "page_size"];
+
+/// The site settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteConfig {
+    /// Template of an organization's address; `{org}` stands for the slug. No trailing `/`.
+    pub org_url: String,
+    /// Address of the API host.
+    pub base_url: String,
+    /// Items per feed, newest first (an org may override it).
+    pub feed_limit: usize,
+    /// Entries per HTML page (an org may override it).
+    pub page_size: usize,
+}
+
+impl Default for SiteConfig {
+    fn default() -> Self {
+        SiteConfig {
+            org_url: DEFAULT_ORG_URL.to_string(),
+            base_url: DEFAULT_BASE_URL.to_string(),
+            feed_limit: DEFAULT_FEED_LIMIT,
+            page_size: DEFAULT_PAGE_SIZE,
+        }
+    }
+}
+
+impl SiteConfig {
+    /// Reads the settings from `path`. A missing file gives the defaults unless
+    /// `must_exist` (the user named the file), when it is a usage error.
+    pub fn load(path: &Path, must_exist: bool) -> Result<SiteConfig> {
+        match std::fs::read(path) {
+            Ok(bytes) => SiteConfig::parse(path, text::decode_utf8(path, &bytes)?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => {
+                Ok(SiteConfig::default())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Usage(format!(
+                "config file {} does not exist",
+                path.display()
+            ))),
+            Err(source) => Err(Error::Read {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    /// Parses the text of a `shiplog.yaml`.
+    pub fn parse(path: &Path, text: &str) -> Result<SiteConfig> {
+        let map = yaml::parse_mapping(path, text, 1)?;
+        let mut problems = Vec::new();
+        map.reject_unknown_keys(KEYS, &mut problems);
+        let defaults = SiteConfig::default();
+        let mut config = SiteConfig {
+            org_url: map
+                .string("org_url", &mut problems)
+                .unwrap_or(defaults.org_url),
+            base_url: map
+                .string("base_url", &mut problems)
+                .unwrap_or(defaults.base_url),
+            feed_limit: map
+                .positive_integer("feed_limit", &mut problems)
+                .unwrap_or(defaults.feed_limit),
+            page_size: map
+                .positive_integer("page_size", &mut problems)
+                .unwrap_or(defaults.page_size),
+        };
+        config.org_url = config.org_url.trim_end_matches('/').to_string();
+        config.base_url = config.base_url.trim_end_matches('/').to_string();
+        if let Some(field) = map.get("org_url") {
+            if let Err(message) = check_org_url(&config.org_url) {
+                problems.push(map.problem(field, message));
+            }
+        }
+        if let Some(field) = map.get("base_url") {
+            if !is_http_url(&config.base_url) {
+                problems.push(map.problem(field, "`base_url` must be an absolute http(s) address"));
+            }
+        }
+        Error::check(problems)?;
+        Ok(config)
+    }
+
+    /// The public address of organization `slug`, without a trailing `/`.
+    pub fn org_url(&self, slug: &str) -> String {
+        self.org_url.replace("{org}", slug)
+    }
+}
+
+fn check_org_url(template: &str) -> std::result::Result<(), String> {
+    if !template.contains("{org}") {
+        return Err(
+            "`org_url` must contain `{org}`, which stands for the organization's slug".into(),
+        );
+    }
+    if !is_http_url(&template.replace("{org}", "example")) {
+        return Err(
+            "`org_url` must be an absolute http(s) address, like `https://{org}.example.com`"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+fn is_http_url(text: &str) -> bool {
+    Url::parse(text).is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_overrides() {
+        let path = Path::new("shiplog.yaml");
+        assert_eq!(SiteConfig::parse(path, "").unwrap(), SiteConfig::default());
+        let config =
+            SiteConfig::parse(path, "org_url: https://{org}.example.com/\nfeed_limit: 5\n")
+                .unwrap();
+        assert_eq!(config.org_url("acme"), "https://acme.example.com");
+        assert_eq!(config.feed_limit, 5);
+    }
+
+    #[test]
+    fn bad_values_are_located() {
+        let path = Path::new("shiplog.yaml");
+        let err = SiteConfig::parse(path, "page_size: 0\norg_url: https://x.com\n").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("shiplog.yaml:1:12: `page_size`"), "{text}");
+        assert!(
+            text.contains("shiplog.yaml:2:10: `org_url` must contain"),
+            "{text}"
+        );
+    }
+}

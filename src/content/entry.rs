@@ -1,0 +1,278 @@
+//! One changelog entry: its front matter checked field by field, its Markdown rendered.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use url::Url;
+
+use super::{front_matter, markdown};
+use crate::error::Problem;
+use crate::{text, yaml};
+
+/// The front-matter keys an entry may have.
+pub const KEYS: &[&str] = &["title", "date", "tags", "id", "draft", "summary"];
+
+/// Ids an entry may not take: they name other outputs of the org's changelog folder.
+pub const RESERVED_IDS: &[&str] = &["page", "tags", "feed.xml", "feed.json", "index.html"];
+
+/// A changelog entry that is not a draft (it may still be scheduled).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Unique within the org; safe as a path segment.
+    pub id: String,
+    pub title: String,
+    /// Publication time, in UTC.
+    pub date: DateTime<Utc>,
+    pub tags: Vec<String>,
+    /// Short plain-text teaser.
+    pub summary: Option<String>,
+    /// Sanitized HTML with absolute links.
+    pub content_html: String,
+    /// `{org_url}/changelog/<id>/`.
+    pub url: String,
+    /// The file the entry was read from.
+    pub source: PathBuf,
+}
+
+impl Entry {
+    /// The publication time as `YYYY-MM-DDTHH:MM:SSZ`.
+    pub fn date_published(&self) -> String {
+        self.date.to_rfc3339_opts(SecondsFormat::Secs, true)
+    }
+}
+
+/// Reads one entry file: the entry, and whether it is a draft. A draft is checked like any
+/// entry, but its Markdown is not rendered since it is never published.
+pub fn parse(
+    path: &Path,
+    bytes: &[u8],
+    default_id: &str,
+    org_url: &str,
+) -> Result<(Entry, bool), Vec<Problem>> {
+    let text = text::decode_utf8(path, bytes).map_err(|p| vec![p])?;
+    let split = front_matter::split(text).map_err(|message| vec![Problem::file(path, message)])?;
+    let map = yaml::parse_mapping(path, split.yaml, split.yaml_line).map_err(|p| vec![p])?;
+
+    let mut problems = Vec::new();
+    map.reject_unknown_keys(KEYS, &mut problems);
+
+    let title = map.string("title", &mut problems);
+    match &title {
+        None if map.get("title").is_none() => {
+            problems.push(map.problem_at_start("missing required key `title`"))
+        }
+        Some(title) => {
+            if let Err(message) = check_line_text("title", title) {
+                problems.push(map.problem(map.get("title").expect("title was read"), message));
+            }
+        }
+        None => {}
+    }
+
+    let date = match map.get("date") {
+        None => {
+            problems.push(map.problem_at_start(
+                "missing required key `date` (like `date: 2026-11-01` or `date: 2026-11-01T09:00:00Z`)",
+            ));
+            None
+        }
+        Some(field) => match field.value.as_str().map(parse_date) {
+            Some(Ok(date)) => Some(date),
+            Some(Err(message)) => {
+                problems.push(map.problem(field, message));
+                None
+            }
+            None => {
+                problems.push(map.problem(
+                    field,
+                    "`date` must be an RFC 3339 date-time or a YYYY-MM-DD date",
+                ));
+                None
+            }
+        },
+    };
+
+    let tags = map.string_list("tags", &mut problems).unwrap_or_default();
+    if let Some(field) = map.get("tags") {
+        for tag in &tags {
+            if let Err(message) = check_line_text("a tag", tag) {
+                problems.push(map.problem(field, message));
+            }
+        }
+    }
+
+    let id = match map.string("id", &mut problems) {
+        Some(id) => {
+            if let Err(message) = check_id(&id) {
+                problems.push(map.problem(map.get("id").expect("id was read"), message));
+            }
+            id
+        }
+        None => {
+            if let Err(message) = check_id(default_id) {
+                problems.push(Problem::file(
+                    path,
+                    format!(
+                        "{message} (the id comes from the file name; rename the file or set `id:`)"
+                    ),
+                ));
+            }
+            default_id.to_string()
+        }
+    };
+
+    let draft = map.bool("draft", &mut problems).unwrap_or(false);
+    let summary = map.string("summary", &mut problems);
+    if let (Some(summary), Some(field)) = (&summary, map.get("summary")) {
+        if summary
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t')
+        {
+            problems.push(map.problem(field, "`summary` must not hold control characters"));
+        }
+    }
+
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let (Some(title), Some(date)) = (title, date) else {
+        return Err(vec![map.problem_at_start("entry is incomplete")]);
+    };
+    let url = format!("{org_url}/changelog/{id}/");
+    let base = Url::parse(&url).map_err(|e| {
+        vec![Problem::file(
+            path,
+            format!("entry URL `{url}` is not valid: {e}"),
+        )]
+    })?;
+    let content_html = if draft {
+        String::new()
+    } else {
+        markdown::to_html(split.body, &base, &id)
+    };
+    let entry = Entry {
+        content_html,
+        id,
+        title: title.trim().to_string(),
+        date,
+        tags,
+        summary,
+        url,
+        source: path.to_path_buf(),
+    };
+    Ok((entry, draft))
+}
+
+/// Parses an RFC 3339 date-time (any offset) or a `YYYY-MM-DD` date (00:00 UTC).
+pub fn parse_date(text: &str) -> Result<DateTime<Utc>, String> {
+    let text = text.trim();
+    let parsed = if is_plain_date(text) {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .ok()
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .map(|d| d.and_utc())
+    } else {
+        DateTime::parse_from_rfc3339(text)
+            .ok()
+            .map(|d| d.with_timezone(&Utc))
+    };
+    let date = parsed.ok_or_else(|| {
+        format!("`{text}` is not a valid date: use an RFC 3339 date-time like `2026-11-01T09:00:00+02:00`, or `2026-11-01`")
+    })?;
+    let year = chrono::Datelike::year(&date);
+    if !(1970..=9999).contains(&year) {
+        return Err(format!(
+            "`{text}` is out of range: dates must fall in the years 1970 to 9999"
+        ));
+    }
+    Ok(date)
+}
+
+fn is_plain_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+/// Checks an entry id: `a-z`, `0-9`, `-`, `_`, `.`; not starting with `.`; not reserved.
+pub fn check_id(id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        return Err("the id is empty".into());
+    }
+    if !id
+        .bytes()
+        .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.'))
+    {
+        return Err(format!(
+            "id `{id}` may only hold a-z, 0-9, `-`, `_` and `.`"
+        ));
+    }
+    if id.starts_with('.') {
+        return Err(format!("id `{id}` must not start with `.`"));
+    }
+    if RESERVED_IDS.contains(&id) {
+        return Err(format!(
+            "id `{id}` is reserved for the changelog's own outputs ({})",
+            RESERVED_IDS.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// A one-line text (title, tag): not blank, no control characters.
+fn check_line_text(what: &str, value: &str) -> Result<(), String> {
+    if value.trim().is_empty() {
+        Err(format!("{what} must not be empty"))
+    } else if value.chars().any(char::is_control) {
+        Err(format!(
+            "{what} must be one line without control characters"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_convert_to_utc() {
+        let d = parse_date("2026-11-01T09:30:00+02:00").unwrap();
+        assert_eq!(
+            d.to_rfc3339_opts(SecondsFormat::Secs, true),
+            "2026-11-01T07:30:00Z"
+        );
+        let d = parse_date("2026-11-01").unwrap();
+        assert_eq!(
+            d.to_rfc3339_opts(SecondsFormat::Secs, true),
+            "2026-11-01T00:00:00Z"
+        );
+        assert!(parse_date("2026-11-01T09:00:00.250Z").is_ok());
+        for bad in [
+            "2026-13-01",
+            "yesterday",
+            "2026-11-01 Europe/Paris",
+            "1969-12-31",
+            "2026-1-1",
+        ] {
+            assert!(parse_date(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ids_are_checked() {
+        for good in ["v1.2.0", "new_ui", "2026-11-fix"] {
+            assert!(check_id(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "", "..", ".hidden", "a/b", "Big", "page", "feed.xml", "café",
+        ] {
+            assert!(check_id(bad).is_err(), "{bad}");
+        }
+    }
+}

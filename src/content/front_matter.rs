@@ -1,0 +1,69 @@
+//! Splitting an entry file into its YAML front matter and its Markdown body.
+
+/// The two parts of an entry file.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Split<'a> {
+    /// The YAML between the `---` lines.
+    pub yaml: &'a str,
+    /// The line of the file the YAML starts at (1-based).
+    pub yaml_line: usize,
+    /// The Markdown after the closing `---` line.
+    pub body: &'a str,
+}
+
+/// Splits `text` at its `---` lines. The error is the message for line 1, column 1.
+pub fn split(text: &str) -> Result<Split<'_>, &'static str> {
+    let mut lines = line_spans(text);
+    match lines.next() {
+        Some((_, line)) if is_fence(line) => {}
+        _ => return Err("an entry must start with a `---` line that opens its YAML front matter"),
+    }
+    let yaml_start = text.find('\n').map_or(text.len(), |i| i + 1);
+    for (start, line) in lines {
+        if is_fence(line) {
+            let body_start = (start + line.len() + 1).min(text.len());
+            return Ok(Split {
+                yaml: &text[yaml_start..start],
+                yaml_line: 2,
+                body: &text[body_start..],
+            });
+        }
+    }
+    Err("the front matter is not closed: add a `---` line after it")
+}
+
+fn is_fence(line: &str) -> bool {
+    line.trim_end() == "---"
+}
+
+/// Each line with the byte offset it starts at (without its `\n`).
+fn line_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut offset = 0;
+    text.split_inclusive('\n').map(move |line| {
+        let start = offset;
+        offset += line.len();
+        (start, line.strip_suffix('\n').unwrap_or(line))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_lf_and_crlf() {
+        let s = split("---\ntitle: a\n---\nbody\n").unwrap();
+        assert_eq!((s.yaml, s.body), ("title: a\n", "body\n"));
+        let s = split("---\r\ntitle: a\r\n---\r\nbody").unwrap();
+        assert_eq!((s.yaml, s.body), ("title: a\r\n", "body"));
+        let s = split("---\n---").unwrap();
+        assert_eq!((s.yaml, s.body), ("", ""));
+    }
+
+    #[test]
+    fn missing_fences_are_errors() {
+        assert!(split("").is_err());
+        assert!(split("title: a\n").is_err());
+        assert!(split("---\ntitle: a\n").is_err());
+    }
+}

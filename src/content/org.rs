@@ -1,0 +1,164 @@
+//! Organizations: slug rules and the settings of `_org.yaml`.
+
+use std::path::Path;
+
+use crate::config::SiteConfig;
+use crate::error::Problem;
+use crate::{text, yaml};
+
+/// The keys `_org.yaml` may have.
+pub const KEYS: &[&str] = &[
+    "title",
+    "description",
+    "language",
+    "feed_limit",
+    "page_size",
+];
+
+/// An organization's settings, with every default filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrgSettings {
+    pub title: String,
+    pub description: String,
+    /// BCP 47 language tag.
+    pub language: String,
+    pub feed_limit: usize,
+    pub page_size: usize,
+}
+
+impl OrgSettings {
+    /// The settings of an org without `_org.yaml`.
+    pub fn defaults(slug: &str, site: &SiteConfig) -> Self {
+        let name = display_name(slug);
+        OrgSettings {
+            title: format!("{name} changelog"),
+            description: format!("The latest product updates from {name}."),
+            language: "en".to_string(),
+            feed_limit: site.feed_limit,
+            page_size: site.page_size,
+        }
+    }
+
+    /// Reads `_org.yaml` over the defaults.
+    pub fn parse(
+        path: &Path,
+        bytes: &[u8],
+        slug: &str,
+        site: &SiteConfig,
+    ) -> Result<Self, Vec<Problem>> {
+        let text = text::decode_utf8(path, bytes).map_err(|p| vec![p])?;
+        let map = yaml::parse_mapping(path, text, 1).map_err(|p| vec![p])?;
+        let mut problems = Vec::new();
+        map.reject_unknown_keys(KEYS, &mut problems);
+        let defaults = OrgSettings::defaults(slug, site);
+        let settings = OrgSettings {
+            title: map.string("title", &mut problems).unwrap_or(defaults.title),
+            description: map
+                .string("description", &mut problems)
+                .unwrap_or(defaults.description),
+            language: map
+                .string("language", &mut problems)
+                .unwrap_or(defaults.language),
+            feed_limit: map
+                .positive_integer("feed_limit", &mut problems)
+                .unwrap_or(defaults.feed_limit),
+            page_size: map
+                .positive_integer("page_size", &mut problems)
+                .unwrap_or(defaults.page_size),
+        };
+        for key in ["title", "description"] {
+            if let Some(field) = map.get(key) {
+                let value = field.value.as_str().unwrap_or_default();
+                if value.chars().any(|c| c.is_control() && c != '\n') {
+                    problems.push(
+                        map.problem(field, format!("`{key}` must not hold control characters")),
+                    );
+                }
+            }
+        }
+        if let Some(field) = map.get("language") {
+            if !is_language_tag(&settings.language) {
+                problems.push(map.problem(
+                    field,
+                    "`language` must be a BCP 47 tag like `en`, `de` or `pt-BR`",
+                ));
+            }
+        }
+        if problems.is_empty() {
+            Ok(settings)
+        } else {
+            Err(problems)
+        }
+    }
+}
+
+/// Checks an org slug: a DNS host label of `a-z`, `0-9` and `-`, 1–63 characters, not
+/// starting or ending with `-`.
+pub fn check_slug(slug: &str) -> Result<(), String> {
+    let valid = (1..=63).contains(&slug.len())
+        && slug
+            .bytes()
+            .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
+        && !slug.starts_with('-')
+        && !slug.ends_with('-');
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{slug}` is not a valid organization slug: use 1 to 63 characters of a-z, 0-9 and `-`, not starting or ending with `-` (folders starting with `.` or `_` are ignored)"
+        ))
+    }
+}
+
+/// The slug's words capitalized: `my-org` → `My Org`.
+fn display_name(slug: &str) -> String {
+    slug.split('-')
+        .filter(|w| !w.is_empty())
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let primary = parts.next().unwrap_or_default();
+    (2..=8).contains(&primary.len())
+        && primary.chars().all(|c| c.is_ascii_alphabetic())
+        && parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs() {
+        for good in ["acme", "my-org", "a", "x1", &"a".repeat(63)] {
+            assert!(check_slug(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "-a",
+            "a-",
+            "Acme",
+            "a_b",
+            "a.b",
+            "..",
+            &"a".repeat(64),
+            "ａcme",
+        ] {
+            assert!(check_slug(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn default_title_capitalizes_words() {
+        let settings = OrgSettings::defaults("my-org", &SiteConfig::default());
+        assert_eq!(settings.title, "My Org changelog");
+    }
+}

@@ -1,0 +1,126 @@
+//! Typed errors of the library. Content problems carry the file, line and column they
+//! were found at; everything else names the path it concerns.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// One problem found in the input, located in a file (lines and columns start at 1).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Problem {
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl Problem {
+    /// A problem at `line:column` of `path`.
+    pub fn new(path: &Path, line: usize, column: usize, message: impl Into<String>) -> Self {
+        Problem {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    /// A problem with a whole file (reported at its first line and column).
+    pub fn file(path: &Path, message: impl Into<String>) -> Self {
+        Problem::new(path, 1, 1, message)
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.path.display(),
+            self.line,
+            self.column,
+            self.message
+        )
+    }
+}
+
+/// Every problem found in one pass over the input, sorted by file and position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problems(Vec<Problem>);
+
+impl Problems {
+    /// Sorts and de-duplicates the problems so that reports are stable from run to run.
+    pub fn new(mut problems: Vec<Problem>) -> Self {
+        problems.sort();
+        problems.dedup();
+        Problems(problems)
+    }
+
+    /// The problems, in file and position order.
+    pub fn as_slice(&self) -> &[Problem] {
+        &self.0
+    }
+}
+
+impl fmt::Display for Problems {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, problem) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{problem}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Everything that can go wrong in the library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The content, configuration or keys hold problems; nothing was written.
+    #[error("{0}")]
+    Invalid(Problems),
+    /// A path given on the command line does not exist or cannot be used.
+    #[error("{0}")]
+    Usage(String),
+    /// Reading a file or folder failed.
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing the output failed; the previous output is left as it was.
+    #[error("cannot write {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A theme template failed to parse or render.
+    #[error("theme template `{name}` failed")]
+    Template {
+        name: String,
+        #[source]
+        source: tera::Error,
+    },
+}
+
+impl Error {
+    /// Wraps a list of problems, or returns `Ok` when there are none.
+    pub fn check(problems: Vec<Problem>) -> Result<()> {
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Invalid(Problems::new(problems)))
+        }
+    }
+}
+
+impl From<Problem> for Error {
+    fn from(problem: Problem) -> Self {
+        Error::Invalid(Problems::new(vec![problem]))
+    }
+}
+
+/// Result with the library's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,58 @@
+//! `feed.json`: JSON Feed 1.1, written with serde.
+
+use serde::Serialize;
+
+use super::FeedInfo;
+use crate::content::Entry;
+
+const VERSION: &str = "https://jsonfeed.org/version/1.1";
+
+#[derive(Serialize)]
+struct Feed<'a> {
+    version: &'static str,
+    title: &'a str,
+    home_page_url: &'a str,
+    feed_url: &'a str,
+    description: &'a str,
+    language: &'a str,
+    items: Vec<Item<'a>>,
+}
+
+#[derive(Serialize)]
+struct Item<'a> {
+    id: &'a str,
+    url: &'a str,
+    title: &'a str,
+    content_html: &'a str,
+    date_published: String,
+    tags: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'a str>,
+}
+
+/// The JSON Feed document for `entries` (already limited and in feed order).
+pub fn render(info: &FeedInfo<'_>, entries: &[Entry]) -> Vec<u8> {
+    let feed = Feed {
+        version: VERSION,
+        title: info.title,
+        home_page_url: info.home_page_url,
+        feed_url: info.json_url,
+        description: info.description,
+        language: info.language,
+        items: entries
+            .iter()
+            .map(|entry| Item {
+                id: &entry.id,
+                url: &entry.url,
+                title: &entry.title,
+                content_html: &entry.content_html,
+                date_published: entry.date_published(),
+                tags: &entry.tags,
+                summary: entry.summary.as_deref(),
+            })
+            .collect(),
+    };
+    let mut bytes = serde_json::to_vec_pretty(&feed).expect("a feed of strings always serializes");
+    bytes.push(b'\n');
+    bytes
+}

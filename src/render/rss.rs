@@ -1,0 +1,58 @@
+//! `feed.xml`: RSS 2.0, written with the `rss` crate.
+
+use rss::extension::atom::{AtomExtension, Link};
+use rss::{CategoryBuilder, ChannelBuilder, GuidBuilder, ItemBuilder};
+
+use super::FeedInfo;
+use crate::content::Entry;
+
+/// The RSS document for `entries` (already limited and in feed order).
+pub fn render(info: &FeedInfo<'_>, entries: &[Entry]) -> Vec<u8> {
+    let items = entries
+        .iter()
+        .map(|entry| {
+            ItemBuilder::default()
+                .title(Some(entry.title.clone()))
+                .link(Some(entry.url.clone()))
+                .guid(Some(
+                    GuidBuilder::default()
+                        .value(entry.url.clone())
+                        .permalink(true)
+                        .build(),
+                ))
+                .pub_date(Some(entry.date.to_rfc2822()))
+                .categories(
+                    entry
+                        .tags
+                        .iter()
+                        .map(|tag| CategoryBuilder::default().name(tag.clone()).build())
+                        .collect::<Vec<_>>(),
+                )
+                .description(Some(entry.content_html.clone()))
+                .build()
+        })
+        .collect::<Vec<_>>();
+    let self_link = Link {
+        href: info.rss_url.to_string(),
+        rel: "self".to_string(),
+        mime_type: Some("application/rss+xml".to_string()),
+        ..Link::default()
+    };
+    let channel = ChannelBuilder::default()
+        .title(info.title.to_string())
+        .link(info.home_page_url.to_string())
+        .description(info.description.to_string())
+        .language(Some(info.language.to_string()))
+        .last_build_date(entries.first().map(|newest| newest.date.to_rfc2822()))
+        .generator(Some("shiplog".to_string()))
+        .atom_ext(Some(AtomExtension {
+            links: vec![self_link],
+        }))
+        .items(items)
+        .build();
+    let mut bytes = channel
+        .pretty_write_to(Vec::new(), b' ', 2)
+        .expect("writing XML to memory cannot fail");
+    bytes.push(b'\n');
+    bytes
+}

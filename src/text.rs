@@ -1,0 +1,43 @@
+//! Turning a file's bytes into text: UTF-8 only, a leading byte-order mark dropped.
+
+use std::path::Path;
+
+use crate::error::Problem;
+
+/// The file's text without a UTF-8 byte-order mark; invalid UTF-8 is a problem located at
+/// the first bad byte.
+pub fn decode_utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Problem> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|e| {
+        let valid = &bytes[..e.valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        // Valid by construction: the prefix up to the error is UTF-8.
+        let column = String::from_utf8_lossy(&valid[line_start..])
+            .chars()
+            .count()
+            + 1;
+        Problem::new(
+            path,
+            line,
+            column,
+            format!(
+                "the file is not valid UTF-8 (byte 0x{:02X}); save it as UTF-8",
+                bytes[e.valid_up_to()]
+            ),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_is_dropped_and_bad_bytes_located() {
+        let path = Path::new("a.md");
+        assert_eq!(decode_utf8(path, b"\xEF\xBB\xBFhi").unwrap(), "hi");
+        let problem = decode_utf8(path, b"one\ntw\xFFo").unwrap_err();
+        assert_eq!((problem.line, problem.column), (2, 3));
+    }
+}

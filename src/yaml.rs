@@ -1,0 +1,259 @@
+//! The one place YAML is parsed: front matter, `_org.yaml`, `shiplog.yaml` and the API keys
+//! file all come through here, so every YAML problem is reported the same way, with the line
+//! and column it stands at in its file.
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde_yaml::Value;
+
+use crate::error::Problem;
+
+/// A top-level YAML mapping read from (part of) a file, with where each key stands.
+pub struct Mapping<'a> {
+    path: &'a Path,
+    first_line: usize,
+    fields: Vec<Field>,
+}
+
+/// One `key: value` pair of a [`Mapping`].
+pub struct Field {
+    pub key: String,
+    pub value: Value,
+    line: usize,
+    key_column: usize,
+    value_column: usize,
+}
+
+/// Parses `text`, which starts at line `first_line` of `path`, as a mapping of keys to values.
+/// An empty document is an empty mapping.
+pub fn parse_mapping<'a>(
+    path: &'a Path,
+    text: &str,
+    first_line: usize,
+) -> Result<Mapping<'a>, Problem> {
+    let value: Value = serde_yaml::from_str(text).map_err(|e| located(path, first_line, &e))?;
+    let mapping = match value {
+        Value::Null => serde_yaml::Mapping::new(),
+        Value::Mapping(mapping) => mapping,
+        _ => {
+            return Err(Problem::new(
+                path,
+                first_line,
+                1,
+                "expected a mapping of `key: value` lines",
+            ))
+        }
+    };
+    let mut fields = Vec::with_capacity(mapping.len());
+    for (key, value) in mapping {
+        let Value::String(key) = key else {
+            return Err(Problem::new(
+                path,
+                first_line,
+                1,
+                format!("keys must be strings, found {}", describe(&key)),
+            ));
+        };
+        let (line, key_column, value_column) = key_position(text, &key)
+            .map(|(line, key_col, value_col)| (first_line + line, key_col, value_col))
+            .unwrap_or((first_line, 1, 1));
+        fields.push(Field {
+            key,
+            value,
+            line,
+            key_column,
+            value_column,
+        });
+    }
+    Ok(Mapping {
+        path,
+        first_line,
+        fields,
+    })
+}
+
+/// Parses a whole YAML file into `T` (for nested documents such as the keys file); the
+/// first problem is reported with its position.
+pub fn parse_typed<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Problem> {
+    serde_yaml::from_str(text).map_err(|e| located(path, 1, &e))
+}
+
+fn located(path: &Path, first_line: usize, error: &serde_yaml::Error) -> Problem {
+    let (line, column) = error
+        .location()
+        .map(|l| (first_line + l.line() - 1, l.column()))
+        .unwrap_or((first_line, 1));
+    let message = error.to_string();
+    // serde_yaml appends " at line L column C"; the position is already in front.
+    let message = match message.rfind(" at line ") {
+        Some(cut) => message[..cut].to_string(),
+        None => message,
+    };
+    Problem::new(path, line, column, format!("invalid YAML: {message}"))
+}
+
+/// Finds the top-level line `key: ...` in block-style YAML: (0-based line, key column,
+/// value column), columns 1-based.
+fn key_position(text: &str, key: &str) -> Option<(usize, usize, usize)> {
+    text.lines().enumerate().find_map(|(index, line)| {
+        let rest = line
+            .strip_prefix(key)
+            .or_else(|| line.strip_prefix(&format!("\"{key}\"")))
+            .or_else(|| line.strip_prefix(&format!("'{key}'")))?;
+        let after_spaces = rest.trim_start_matches([' ', '\t']);
+        let after_colon = after_spaces.strip_prefix(':')?;
+        let value = after_colon.trim_start_matches([' ', '\t']);
+        let value_column = line.len() - value.len() + 1;
+        Some((index, 1, line[..value_column - 1].chars().count() + 1))
+    })
+}
+
+/// A short description of a YAML value's type, for error messages.
+fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Sequence(_) => "a list",
+        Value::Mapping(_) => "a mapping",
+        Value::Tagged(_) => "a tagged value",
+    }
+}
+
+impl<'a> Mapping<'a> {
+    /// A problem at the start of the mapping (for missing keys).
+    pub fn problem_at_start(&self, message: impl Into<String>) -> Problem {
+        Problem::new(self.path, self.first_line, 1, message)
+    }
+
+    /// Reports every key that is not in `allowed`, naming the allowed keys.
+    pub fn reject_unknown_keys(&self, allowed: &[&str], problems: &mut Vec<Problem>) {
+        for field in self
+            .fields
+            .iter()
+            .filter(|f| !allowed.contains(&f.key.as_str()))
+        {
+            problems.push(Problem::new(
+                self.path,
+                field.line,
+                field.key_column,
+                format!(
+                    "unknown key `{}`; allowed keys are: {}",
+                    field.key,
+                    allowed.join(", ")
+                ),
+            ));
+        }
+    }
+
+    /// The field for `key`, if present.
+    pub fn get(&self, key: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.key == key)
+    }
+
+    /// A problem about the value of `field`.
+    pub fn problem(&self, field: &Field, message: impl Into<String>) -> Problem {
+        Problem::new(self.path, field.line, field.value_column, message)
+    }
+
+    /// The value of `key` as a string; a value of another type is a problem.
+    pub fn string(&self, key: &str, problems: &mut Vec<Problem>) -> Option<String> {
+        let field = self.get(key)?;
+        match &field.value {
+            Value::String(s) => Some(s.clone()),
+            other => {
+                problems.push(self.problem(
+                    field,
+                    format!(
+                        "`{key}` must be a string, found {} (put it in quotes)",
+                        describe(other)
+                    ),
+                ));
+                None
+            }
+        }
+    }
+
+    /// The value of `key` as `true` or `false`.
+    pub fn bool(&self, key: &str, problems: &mut Vec<Problem>) -> Option<bool> {
+        let field = self.get(key)?;
+        match &field.value {
+            Value::Bool(b) => Some(*b),
+            other => {
+                problems.push(self.problem(
+                    field,
+                    format!("`{key}` must be true or false, found {}", describe(other)),
+                ));
+                None
+            }
+        }
+    }
+
+    /// The value of `key` as a whole number of at least 1.
+    pub fn positive_integer(&self, key: &str, problems: &mut Vec<Problem>) -> Option<usize> {
+        let field = self.get(key)?;
+        match field.value.as_u64().and_then(|n| usize::try_from(n).ok()) {
+            Some(n) if n >= 1 => Some(n),
+            _ => {
+                problems.push(self.problem(
+                    field,
+                    format!("`{key}` must be a whole number of at least 1"),
+                ));
+                None
+            }
+        }
+    }
+
+    /// The value of `key` as a list of strings.
+    pub fn string_list(&self, key: &str, problems: &mut Vec<Problem>) -> Option<Vec<String>> {
+        let field = self.get(key)?;
+        let list = match &field.value {
+            Value::Null => Some(Vec::new()),
+            Value::Sequence(items) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_string))
+                .collect(),
+            _ => None,
+        };
+        if list.is_none() {
+            problems.push(self.problem(
+                field,
+                format!("`{key}` must be a list of strings, like `{key}: [one, two]`"),
+            ));
+        }
+        list
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_those_of_the_file() {
+        let path = Path::new("x.md");
+        let map = parse_mapping(path, "title: Hi\n  \ndate:   2026-01-01\n", 2).unwrap();
+        let date = map.get("date").unwrap();
+        assert_eq!((date.line, date.key_column, date.value_column), (4, 1, 9));
+        let err = parse_mapping(path, "title: Hi\ndate: [\n", 2)
+            .err()
+            .unwrap();
+        assert_eq!(err.path, path);
+        assert!(err.line >= 3, "{err}");
+        assert!(err.message.starts_with("invalid YAML"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_name_the_allowed_ones() {
+        let path = Path::new("x.md");
+        let map = parse_mapping(path, "title: a\ntitel: b\n", 2).unwrap();
+        let mut problems = Vec::new();
+        map.reject_unknown_keys(&["title", "date"], &mut problems);
+        assert_eq!(
+            problems[0].to_string(),
+            "x.md:3:1: unknown key `titel`; allowed keys are: title, date"
+        );
+    }
+}
