@@ -9,7 +9,9 @@ use serde_yaml::Value;
 
 use crate::error::Problem;
 
-/// A top-level YAML mapping read from (part of) a file, with where each key stands.
+/// A top-level YAML mapping read from (part of) a file, with where each key stands. Keys
+/// are located by their line in block style (`key: value` at the start of a line); in flow
+/// style they are reported at the start of the mapping.
 pub struct Mapping<'a> {
     path: &'a Path,
     first_line: usize,
@@ -21,7 +23,6 @@ pub struct Field {
     pub key: String,
     pub value: Value,
     line: usize,
-    key_column: usize,
     value_column: usize,
 }
 
@@ -32,7 +33,8 @@ pub fn parse_mapping<'a>(
     text: &str,
     first_line: usize,
 ) -> Result<Mapping<'a>, Problem> {
-    let value: Value = serde_yaml::from_str(text).map_err(|e| located(path, first_line, &e))?;
+    let value: Value =
+        serde_yaml::from_str(text).map_err(|e| located(path, text, first_line, &e))?;
     let mapping = match value {
         Value::Null => serde_yaml::Mapping::new(),
         Value::Mapping(mapping) => mapping,
@@ -55,14 +57,15 @@ pub fn parse_mapping<'a>(
                 format!("keys must be strings, found {}", describe(&key)),
             ));
         };
-        let (line, key_column, value_column) = key_position(text, &key)
-            .map(|(line, key_col, value_col)| (first_line + line, key_col, value_col))
-            .unwrap_or((first_line, 1, 1));
+        let (line, value_column) = key_lines(text, &key)
+            .next()
+            .map_or((first_line, 1), |(line, column)| {
+                (first_line + line, column)
+            });
         fields.push(Field {
             key,
             value,
             line,
-            key_column,
             value_column,
         });
     }
@@ -76,36 +79,55 @@ pub fn parse_mapping<'a>(
 /// Parses a whole YAML file into `T` (for nested documents such as the keys file); the
 /// first problem is reported with its position.
 pub fn parse_typed<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Problem> {
-    serde_yaml::from_str(text).map_err(|e| located(path, 1, &e))
+    serde_yaml::from_str(text).map_err(|e| located(path, text, 1, &e))
 }
 
-fn located(path: &Path, first_line: usize, error: &serde_yaml::Error) -> Problem {
-    let (line, column) = error
+fn located(path: &Path, text: &str, first_line: usize, error: &serde_yaml::Error) -> Problem {
+    let (mut line, mut column) = error
         .location()
         .map(|l| (first_line + l.line() - 1, l.column()))
         .unwrap_or((first_line, 1));
-    let message = error.to_string();
-    // serde_yaml appends " at line L column C"; the position is already in front.
-    let message = match message.rfind(" at line ") {
-        Some(cut) => message[..cut].to_string(),
-        None => message,
-    };
+    let message = without_positions(&error.to_string());
+    if let Some(key) = message
+        .strip_prefix("duplicate entry with key \"")
+        .and_then(|rest| rest.strip_suffix('"'))
+    {
+        // Point at the second occurrence rather than at the start of the mapping.
+        if let Some((second, _)) = key_lines(text, key).nth(1) {
+            (line, column) = (first_line + second, 1);
+        }
+    }
     Problem::new(path, line, column, format!("invalid YAML: {message}"))
 }
 
-/// Finds the top-level line `key: ...` in block-style YAML: (0-based line, key column,
-/// value column), columns 1-based.
-fn key_position(text: &str, key: &str) -> Option<(usize, usize, usize)> {
-    text.lines().enumerate().find_map(|(index, line)| {
+/// Drops the " at line L column C" parts serde_yaml writes into its messages: they count
+/// from the start of the YAML, not of the file, and the problem's own position replaces them.
+fn without_positions(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(" at line ") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + " at line ".len()..];
+        let after = after.trim_start_matches(|c: char| c.is_ascii_digit());
+        let after = after.strip_prefix(" column ").unwrap_or(after);
+        rest = after.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The lines where top-level `key:` stands in block-style YAML: (0-based line, 1-based
+/// column of the value).
+fn key_lines<'t>(text: &'t str, key: &'t str) -> impl Iterator<Item = (usize, usize)> + 't {
+    text.lines().enumerate().filter_map(move |(index, line)| {
         let rest = line
             .strip_prefix(key)
             .or_else(|| line.strip_prefix(&format!("\"{key}\"")))
             .or_else(|| line.strip_prefix(&format!("'{key}'")))?;
-        let after_spaces = rest.trim_start_matches([' ', '\t']);
-        let after_colon = after_spaces.strip_prefix(':')?;
+        let after_colon = rest.trim_start_matches([' ', '\t']).strip_prefix(':')?;
         let value = after_colon.trim_start_matches([' ', '\t']);
-        let value_column = line.len() - value.len() + 1;
-        Some((index, 1, line[..value_column - 1].chars().count() + 1))
+        let value_start = line.len() - value.len();
+        Some((index, line[..value_start].chars().count() + 1))
     })
 }
 
@@ -138,7 +160,7 @@ impl<'a> Mapping<'a> {
             problems.push(Problem::new(
                 self.path,
                 field.line,
-                field.key_column,
+                1,
                 format!(
                     "unknown key `{}`; allowed keys are: {}",
                     field.key,
@@ -236,7 +258,7 @@ mod tests {
         let path = Path::new("x.md");
         let map = parse_mapping(path, "title: Hi\n  \ndate:   2026-01-01\n", 2).unwrap();
         let date = map.get("date").unwrap();
-        assert_eq!((date.line, date.key_column, date.value_column), (4, 1, 9));
+        assert_eq!((date.line, date.value_column), (4, 9));
         let err = parse_mapping(path, "title: Hi\ndate: [\n", 2)
             .err()
             .unwrap();

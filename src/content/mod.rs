@@ -34,6 +34,18 @@ pub struct Org {
     /// Entries that are not drafts, `date` descending then `id` ascending; scheduled
     /// entries (dated after some `now`) come first.
     pub entries: Vec<Entry>,
+    /// Other files of the org folder (images and the like), in path order.
+    pub assets: Vec<Asset>,
+}
+
+/// A file of an org folder that is neither an entry nor `_org.yaml`; it is published at
+/// the same relative place under the org's `changelog/` folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asset {
+    /// Where the file is.
+    pub source: PathBuf,
+    /// Its path relative to the org folder (plain names only, no `..`).
+    pub relative: PathBuf,
 }
 
 impl Index {
@@ -104,12 +116,13 @@ pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
                 OrgSettings::defaults(&slug, site)
             }
         };
-        entry_files(&folder, &root, index, &mut files, &mut problems);
+        let assets = org_files(&folder, &root, index, &mut files, &mut problems);
         orgs.push(Org {
             url: site.org_url(&slug),
             slug,
             settings,
             entries: Vec::new(),
+            assets,
         });
     }
 
@@ -136,6 +149,7 @@ pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
 
     for (org, drafts) in orgs.iter_mut().zip(&drafts) {
         report_duplicate_ids(org.entries.iter().chain(drafts), &mut problems);
+        report_asset_clashes(org, &mut problems);
         org.entries
             .sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.id.cmp(&b.id)));
     }
@@ -177,15 +191,17 @@ fn org_folders(content_dir: &Path, problems: &mut Vec<Problem>) -> Result<Vec<St
     Ok(slugs)
 }
 
-/// Collects the `.md` files of one org folder, in any sub-folder. Names starting with `.`,
-/// and folders starting with `_`, are skipped; links may not lead out of the content folder.
-fn entry_files(
+/// Collects the files of one org folder, in any sub-folder: `.md` files go to `files`, the
+/// rest (but `_org.yaml`) are returned as assets. Names starting with `.` or `_` are skipped;
+/// links may not lead out of the content folder.
+fn org_files(
     folder: &Path,
     root: &Path,
     org: usize,
     files: &mut Vec<EntryFile>,
     problems: &mut Vec<Problem>,
-) {
+) -> Vec<Asset> {
+    let mut assets = Vec::new();
     let walker = walkdir::WalkDir::new(folder)
         .follow_links(true)
         .sort_by_file_name()
@@ -193,7 +209,7 @@ fn entry_files(
         .into_iter()
         .filter_entry(|item| {
             let name = item.file_name().to_string_lossy();
-            !(name.starts_with('.') || (name.starts_with('_') && item.file_type().is_dir()))
+            !(name.starts_with('.') || name.starts_with('_'))
         });
     for item in walker {
         let item = match item {
@@ -233,6 +249,29 @@ fn entry_files(
                 path: path.to_path_buf(),
                 default_id: stem.to_string(),
             });
+        } else if let Ok(relative) = path.strip_prefix(folder) {
+            assets.push(Asset {
+                source: path.to_path_buf(),
+                relative: relative.to_path_buf(),
+            });
+        }
+    }
+    assets
+}
+
+/// An asset may not take the place of a generated file (an entry's page, a feed, a page).
+fn report_asset_clashes(org: &Org, problems: &mut Vec<Problem>) {
+    for asset in &org.assets {
+        let mut parts = asset.relative.iter().filter_map(|p| p.to_str());
+        let first = parts.next().unwrap_or_default();
+        let second = parts.next();
+        let clashes = RESERVED_IDS.contains(&first)
+            || (second == Some("index.html") && org.entries.iter().any(|e| e.id == first));
+        if clashes {
+            problems.push(Problem::file(
+                &asset.source,
+                "this file would replace a page or feed that shiplog generates; rename or move it",
+            ));
         }
     }
 }

@@ -87,6 +87,13 @@ fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Output
     for (path, bytes) in page::render_org(theme, org, published, &urls)? {
         files.push((folder.join(path), bytes));
     }
+    for asset in &org.assets {
+        let bytes = std::fs::read(&asset.source).map_err(|source| Error::Read {
+            path: asset.source.clone(),
+            source,
+        })?;
+        files.push((folder.join(&asset.relative), bytes));
+    }
     Ok(files)
 }
 

@@ -94,6 +94,7 @@ impl Theme {
                 name: "themes/default".to_string(),
                 source,
             })?;
+        tera.set_escape_fn(escape_html);
         Ok(Theme { tera })
     }
 
@@ -182,6 +183,23 @@ pub fn render_org(
         ));
     }
     Ok(pages)
+}
+
+/// Escapes text for HTML content and quoted attributes. Unlike tera's default it leaves `/`
+/// alone, so URLs stay readable.
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 fn entry_view<'a>(entry: &'a Entry, to_root: &str) -> EntryView<'a> {
