@@ -148,7 +148,7 @@ fn next_bare_url(text: &str) -> Option<(usize, usize)> {
                 break;
             }
         }
-        let host = &tail[prefix_len..end];
+        let host = tail.get(prefix_len..end).unwrap_or_default();
         if at_word_start
             && host.contains(|c: char| c.is_alphanumeric())
             && (prefix_len != 4 || host.contains('.'))
@@ -241,6 +241,14 @@ mod tests {
         assert!(!out.contains("script"), "{out}");
         assert!(!out.contains("onerror"), "{out}");
         assert!(!out.contains("javascript:"), "{out}");
+    }
+
+    #[test]
+    fn bare_prefixes_are_not_links() {
+        for text in ["www.", "see www. now", "http://", "(https://)", "www.x"] {
+            let out = html(text);
+            assert!(!out.contains("<a"), "{text}: {out}");
+        }
     }
 
     #[test]
