@@ -455,3 +455,34 @@ fn the_example_content_builds() {
         "the example content has at least three organizations"
     );
 }
+
+#[test]
+fn byte_order_marks_and_crlf_line_endings_work() {
+    let work = tempfile::tempdir().unwrap();
+    let org = work.path().join("content/acme");
+    std::fs::create_dir_all(&org).unwrap();
+    std::fs::write(
+        org.join("windows.md"),
+        "\u{feff}---\r\ntitle: Saved on Windows\r\ndate: 2026-11-02\r\ntags:\r\n  - fix\r\n---\r\nLine one\r\n\r\n- item\r\n",
+    )
+    .unwrap();
+    std::fs::write(org.join("_org.yaml"), "\u{feff}title: Acme\r\n").unwrap();
+    let output = shiplog(work.path(), &["generate", "--now", NOW]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let feed: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(work.path().join("public/acme/changelog/feed.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(feed["title"], "Acme");
+    assert_eq!(feed["items"][0]["title"], "Saved on Windows");
+    assert_eq!(feed["items"][0]["tags"], serde_json::json!(["fix"]));
+    let html = feed["items"][0]["content_html"].as_str().unwrap();
+    assert!(
+        html.contains("<p>Line one</p>") && html.contains("<li>item</li>"),
+        "{html}"
+    );
+}
