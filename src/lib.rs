@@ -1,8 +1,9 @@
 //! shiplog: a folder of Markdown changelog entries in, embeddable HTML pages, RSS and JSON
 //! feeds (and an authenticated REST listing) out.
 //!
-//! Data flows one way: files → [`content::Index`] → outputs ([`render`]).
+//! Data flows one way: files → [`content::Index`] → outputs ([`render`], [`api`]).
 
+pub mod api;
 pub mod config;
 pub mod content;
 pub mod error;

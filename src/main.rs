@@ -24,6 +24,34 @@ enum Command {
         after_help = "Examples:\n  shiplog generate\n  shiplog generate --content content --output public --now 2026-11-01T00:00:00Z"
     )]
     Generate(GenerateArgs),
+    /// Manage the API keys of shiplog-api.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+}
+
+#[derive(Subcommand)]
+enum KeysCommand {
+    /// Make a random key for one organization: print it once and add its digest to the keys file.
+    #[command(
+        after_help = "The key is printed once on standard output and stored nowhere; the keys file keeps only its SHA-256.\n\nExample:\n  shiplog keys new --org acme --name ci-dashboard"
+    )]
+    New(KeysNewArgs),
+}
+
+#[derive(Args)]
+struct KeysNewArgs {
+    /// The organization the key reads (a folder of the content folder).
+    #[arg(long, value_name = "SLUG")]
+    org: String,
+    /// A name for the key, shown in the server's logs.
+    #[arg(long, value_name = "NAME")]
+    name: String,
+    /// Keys file to add the key's digest to (created if missing).
+    #[arg(long, value_name = "FILE", default_value = "api_keys.yaml")]
+    keys: PathBuf,
+    /// Content folder: one sub-folder per organization.
+    #[arg(long, value_name = "DIR", default_value = "content")]
+    content: PathBuf,
 }
 
 #[derive(Args)]
@@ -55,6 +83,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Generate(args) => generate(args),
+        Command::Keys(KeysCommand::New(args)) => keys_new(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -81,6 +110,26 @@ fn generate(args: GenerateArgs) -> Result<(), Error> {
             started.elapsed().as_millis()
         );
     }
+    Ok(())
+}
+
+fn keys_new(args: KeysNewArgs) -> Result<(), Error> {
+    let made = shiplog::api::new_key(&args.keys, &args.content, &args.org, &args.name)?;
+    println!("{}", made.key);
+    let name = args.name.trim();
+    let file = made.keys_file.display();
+    if made.created {
+        eprintln!(
+            "created {file} with key `{name}` for organization `{}`",
+            args.org
+        );
+    } else {
+        eprintln!(
+            "added key `{name}` for organization `{}` to {file}",
+            args.org
+        );
+    }
+    eprintln!("the key is shown only this once: store it now (the file keeps only its SHA-256)");
     Ok(())
 }
 

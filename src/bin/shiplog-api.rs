@@ -1,1 +1,103 @@
-fn main() {}
+//! `shiplog-api`: serves the authenticated listing `GET /api/v1/changelogs` from the content
+//! folder. It parses flags, calls [`shiplog::api::serve`], writes the server's events as one
+//! JSON line each on standard error, and turns start-up errors into messages and exit
+//! codes: 1 for problems in the content or keys, 2 for usage errors.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use shiplog::api::{Event, Settings};
+use shiplog::Error;
+
+/// Serve the authenticated changelog listing (GET /api/v1/changelogs) from the content folder.
+#[derive(Parser)]
+#[command(
+    name = "shiplog-api",
+    version,
+    about,
+    after_help = "Logs are one JSON object per line on standard error. SIGHUP re-reads the content and keys; SIGTERM or Ctrl-C stop after the requests in flight.\n\nExamples:\n  shiplog-api\n  shiplog-api --content content --keys api_keys.yaml --listen 0.0.0.0:8081"
+)]
+struct Cli {
+    /// Content folder: one sub-folder per organization.
+    #[arg(long, value_name = "DIR", default_value = "content")]
+    content: PathBuf,
+    /// Site settings [default: shiplog.yaml, if present].
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Keys file (SHA-256 digests of the API keys) [default: api_keys.yaml, if present].
+    #[arg(long, value_name = "FILE")]
+    keys: Option<PathBuf>,
+    /// Address to listen on; port 0 picks a free port (the log's `listening` line tells which).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8081")]
+    listen: String,
+    /// Seconds a client may take to send a request's head (idle connections close then too).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    header_read_timeout: u64,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let defaults = Settings::new();
+    let settings = Settings {
+        content: cli.content,
+        config_required: cli.config.is_some(),
+        config: cli.config.unwrap_or(defaults.config),
+        keys_required: cli.keys.is_some(),
+        keys: cli.keys.unwrap_or(defaults.keys),
+        listen: cli.listen,
+        header_read_timeout: Duration::from_secs(cli.header_read_timeout),
+        drain_timeout: defaults.drain_timeout,
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: cannot start the server's runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let log = Arc::new(|event: Event| {
+        let mut line = event.to_json_line();
+        line.push('\n');
+        // One write per line, so lines from several threads never mix.
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    });
+    match runtime.block_on(shiplog::api::serve(settings, log)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => report(&error),
+    }
+}
+
+/// Prints a start-up error like `shiplog generate` does and picks the exit code.
+fn report(error: &Error) -> ExitCode {
+    match error {
+        Error::Invalid(problems) => {
+            for problem in problems.as_slice() {
+                eprintln!("{problem}");
+            }
+            let count = problems.as_slice().len();
+            let plural = if count == 1 { "" } else { "s" };
+            eprintln!("error: {count} problem{plural} found; the server did not start");
+            ExitCode::from(1)
+        }
+        Error::Usage(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+        other => {
+            eprintln!("error: {other}");
+            let mut cause = std::error::Error::source(other);
+            while let Some(inner) = cause {
+                eprintln!("  caused by: {inner}");
+                cause = inner.source();
+            }
+            ExitCode::from(1)
+        }
+    }
+}

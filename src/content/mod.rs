@@ -71,6 +71,10 @@ impl Org {
     }
 }
 
+/// What reading one entry file gave: the index of its org, and the entry with whether it
+/// is a draft, or the file's problems.
+type ParsedFile = (usize, Result<(Entry, bool), Vec<Problem>>);
+
 /// An entry file waiting to be read.
 struct EntryFile {
     org: usize,
@@ -126,7 +130,7 @@ pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
         });
     }
 
-    let parsed: Vec<(usize, Result<(Entry, bool), Vec<Problem>>)> = files
+    let parsed: Vec<ParsedFile> = files
         .par_iter()
         .map(|file| {
             let result = match std::fs::read(&file.path) {

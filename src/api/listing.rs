@@ -1,0 +1,287 @@
+//! The listing itself: the `page` and `limit` query parameters, the JSON envelope, the
+//! `Link` header and the `ETag`.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::content::Entry;
+
+/// The page asked for when the query does not say.
+pub const DEFAULT_PAGE: u64 = 1;
+/// Entries per page when the query does not say.
+pub const DEFAULT_LIMIT: u64 = 20;
+/// The most entries one page may hold.
+pub const MAX_LIMIT: u64 = 100;
+
+/// The path of the listing.
+pub const PATH: &str = "/api/v1/changelogs";
+
+/// A checked query: which page, how many entries per page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Query {
+    /// 1 or more.
+    pub page: u64,
+    /// 1 to [`MAX_LIMIT`].
+    pub limit: u64,
+}
+
+/// A query parameter that is not acceptable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryError {
+    /// The parameter's name: `page` or `limit`.
+    pub param: &'static str,
+    /// What is wrong, for the client.
+    pub message: String,
+}
+
+/// Parses the query string (without `?`). Parameters other than `page` and `limit` are
+/// ignored; each of those two may be given at most once, as a whole number in range.
+pub fn parse_query(query: Option<&str>) -> Result<Query, QueryError> {
+    let mut page: Option<String> = None;
+    let mut limit: Option<String> = None;
+    for (name, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        let (param, slot) = match name.as_ref() {
+            "page" => ("page", &mut page),
+            "limit" => ("limit", &mut limit),
+            _ => continue,
+        };
+        if slot.is_some() {
+            return Err(QueryError {
+                param,
+                message: format!("`{param}` is given more than once; give it once"),
+            });
+        }
+        *slot = Some(value.into_owned());
+    }
+    let page = match page {
+        None => DEFAULT_PAGE,
+        Some(text) => whole_number(&text)
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| QueryError {
+                param: "page",
+                message: format!(
+                    "`page` must be a whole number of at least 1 (at most {}), like `page=2`; got `{}`",
+                    u64::MAX,
+                    shorten(&text)
+                ),
+            })?,
+    };
+    let limit = match limit {
+        None => DEFAULT_LIMIT,
+        Some(text) => whole_number(&text)
+            .filter(|n| (1..=MAX_LIMIT).contains(n))
+            .ok_or_else(|| QueryError {
+                param: "limit",
+                message: format!(
+                    "`limit` must be a whole number from 1 to {MAX_LIMIT}, like `limit=20`; got `{}`",
+                    shorten(&text)
+                ),
+            })?,
+    };
+    Ok(Query { page, limit })
+}
+
+/// Digits only (no sign, no spaces), as a number that fits in 64 bits.
+fn whole_number(text: &str) -> Option<u64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// A client's value cut to a length fit for an error message.
+fn shorten(text: &str) -> String {
+    const MAX: usize = 40;
+    if text.chars().count() <= MAX {
+        text.to_string()
+    } else {
+        text.chars().take(MAX).collect::<String>() + "…"
+    }
+}
+
+/// One page of the listing, ready to be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// The JSON body.
+    pub body: Vec<u8>,
+    /// The `Link` header.
+    pub link: String,
+    /// The `ETag` header (quoted).
+    pub etag: String,
+}
+
+#[derive(Serialize)]
+struct Envelope<'a> {
+    data: Vec<Item<'a>>,
+    page: u64,
+    limit: u64,
+    total: u64,
+    total_pages: u64,
+    has_more: bool,
+}
+
+#[derive(Serialize)]
+struct Item<'a> {
+    id: &'a str,
+    url: &'a str,
+    title: &'a str,
+    content_html: &'a str,
+    date_published: String,
+    tags: &'a [String],
+    /// `null` when the entry has none.
+    summary: Option<&'a str>,
+}
+
+/// The page `query` asks for out of `published` (already in listing order). `base_url` is
+/// the API host's address, used for the `Link` header.
+pub fn listing(published: &[Entry], query: Query, base_url: &str) -> Listing {
+    let total = published.len() as u64;
+    let total_pages = total.div_ceil(query.limit);
+    let start = (query.page - 1)
+        .checked_mul(query.limit)
+        .filter(|&start| start < total)
+        .and_then(|start| usize::try_from(start).ok());
+    let data = match start {
+        Some(start) => {
+            let end = (start + query.limit as usize).min(published.len());
+            &published[start..end]
+        }
+        None => &[],
+    };
+    let envelope = Envelope {
+        data: data
+            .iter()
+            .map(|entry| Item {
+                id: &entry.id,
+                url: &entry.url,
+                title: &entry.title,
+                content_html: &entry.content_html,
+                date_published: entry.date_published(),
+                tags: &entry.tags,
+                summary: entry.summary.as_deref(),
+            })
+            .collect(),
+        page: query.page,
+        limit: query.limit,
+        total,
+        total_pages,
+        has_more: query.page < total_pages,
+    };
+    let body = serde_json::to_vec(&envelope).expect("a listing of strings always serializes");
+    Listing {
+        link: link_header(base_url, query, total_pages),
+        etag: etag(&body),
+        body,
+    }
+}
+
+/// The RFC 8288 `Link` header: `first` and `last` always (page 1 when there is nothing),
+/// `prev` when the page is past the first, `next` when a later page holds entries.
+pub fn link_header(base_url: &str, query: Query, total_pages: u64) -> String {
+    let url = |page: u64| format!("<{base_url}{PATH}?page={page}&limit={}>", query.limit);
+    let mut links = vec![format!("{}; rel=\"first\"", url(1))];
+    if query.page > 1 {
+        links.push(format!("{}; rel=\"prev\"", url(query.page - 1)));
+    }
+    if query.page < total_pages {
+        links.push(format!("{}; rel=\"next\"", url(query.page + 1)));
+    }
+    links.push(format!("{}; rel=\"last\"", url(total_pages.max(1))));
+    links.join(", ")
+}
+
+/// A strong entity tag for `body`: part of its SHA-256, quoted.
+pub fn etag(body: &[u8]) -> String {
+    let digest = Sha256::digest(body);
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
+/// Whether the `If-None-Match` header values name `etag` (or are `*`). Weak tags match too,
+/// as RFC 9110 asks for this header.
+pub fn none_match<'a>(values: impl IntoIterator<Item = &'a str>, etag: &str) -> bool {
+    let wanted = etag.strip_prefix("W/").unwrap_or(etag);
+    values
+        .into_iter()
+        .flat_map(|value| value.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == wanted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query(text: &str) -> Result<Query, QueryError> {
+        parse_query(Some(text))
+    }
+
+    #[test]
+    fn defaults_and_good_values() {
+        assert_eq!(parse_query(None).unwrap(), Query { page: 1, limit: 20 });
+        assert_eq!(query("").unwrap(), Query { page: 1, limit: 20 });
+        assert_eq!(
+            query("page=3&limit=100&other=x").unwrap(),
+            Query {
+                page: 3,
+                limit: 100
+            }
+        );
+        assert_eq!(query("limit=1").unwrap().limit, 1);
+        assert_eq!(query("page=%32").unwrap().page, 2);
+        assert_eq!(query("page=007").unwrap().page, 7);
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter() {
+        for (text, param) in [
+            ("page=0", "page"),
+            ("page=-1", "page"),
+            ("page=1.5", "page"),
+            ("page=abc", "page"),
+            ("page=", "page"),
+            ("page", "page"),
+            ("page=+1", "page"),
+            ("page=1&page=1", "page"),
+            ("page=99999999999999999999999", "page"),
+            ("limit=0", "limit"),
+            ("limit=101", "limit"),
+            ("limit=-5", "limit"),
+            ("limit=ten", "limit"),
+            ("limit=", "limit"),
+            ("limit=5&limit=6", "limit"),
+            ("page=2&limit=1e2", "limit"),
+        ] {
+            assert_eq!(query(text).unwrap_err().param, param, "{text}");
+        }
+    }
+
+    #[test]
+    fn links_on_the_edges() {
+        let q = |page, limit| Query { page, limit };
+        let base = "https://api.example.com";
+        assert_eq!(
+            link_header(base, q(1, 20), 0),
+            "<https://api.example.com/api/v1/changelogs?page=1&limit=20>; rel=\"first\", <https://api.example.com/api/v1/changelogs?page=1&limit=20>; rel=\"last\""
+        );
+        let middle = link_header(base, q(2, 10), 3);
+        for rel in ["first", "prev", "next", "last"] {
+            assert!(middle.contains(&format!("rel=\"{rel}\"")), "{middle}");
+        }
+        let past = link_header(base, q(9, 10), 3);
+        assert!(past.contains("page=8&limit=10>; rel=\"prev\""), "{past}");
+        assert!(!past.contains("next"), "{past}");
+    }
+
+    #[test]
+    fn if_none_match_forms() {
+        let tag = "\"abc\"";
+        assert!(none_match(["\"abc\""], tag));
+        assert!(none_match(["W/\"abc\""], tag));
+        assert!(none_match(["\"x\", \"abc\""], tag));
+        assert!(none_match(["*"], tag));
+        assert!(!none_match(["\"abd\""], tag));
+        assert!(!none_match(["abc"], tag));
+        assert!(!none_match([], tag));
+    }
+}

@@ -1,0 +1,595 @@
+//! `shiplog-api`: the authenticated REST listing `GET /api/v1/changelogs`, served from the
+//! same content index as `generate`.
+//!
+//! Per request: unknown path (404) and method (405) first, then the key (401), then the
+//! query (400), then the rate (429); then the page of the key's organization, judged
+//! against the current time. The index is swapped in whole when the content changes
+//! ([`reload`]); the library never prints: everything worth a log line is handed to the
+//! caller as an [`Event`].
+
+pub mod auth;
+pub mod listing;
+mod reload;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+use chrono::{SecondsFormat, Utc};
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use serde::Serialize;
+use tokio::net::TcpListener;
+
+pub use auth::{new_key, ApiKey, Keys, NewKey, RateLimiter};
+
+use crate::config::SiteConfig;
+use crate::content::Index;
+use crate::error::{Error, Result};
+
+/// Path of the health check.
+pub const HEALTH_PATH: &str = "/healthz";
+
+/// The methods both paths answer.
+const ALLOW: &str = "GET, HEAD";
+
+/// How the server is run.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The content folder.
+    pub content: PathBuf,
+    /// `shiplog.yaml`.
+    pub config: PathBuf,
+    /// Whether a missing `config` is an error (the user named it) or means the defaults.
+    pub config_required: bool,
+    /// The keys file.
+    pub keys: PathBuf,
+    /// Whether a missing `keys` is an error (the user named it) or means no keys yet.
+    pub keys_required: bool,
+    /// Address to listen on, like `127.0.0.1:8081` (port 0 picks a free port).
+    pub listen: String,
+    /// How long a client may take to send a request's head (and how long an idle
+    /// connection is kept).
+    pub header_read_timeout: Duration,
+    /// How long shutting down waits for requests in flight.
+    pub drain_timeout: Duration,
+}
+
+impl Settings {
+    /// The settings `shiplog-api` starts with when given no flags.
+    pub fn new() -> Self {
+        Settings {
+            content: PathBuf::from("content"),
+            config: PathBuf::from("shiplog.yaml"),
+            config_required: false,
+            keys: PathBuf::from("api_keys.yaml"),
+            keys_required: false,
+            listen: "127.0.0.1:8081".to_string(),
+            header_read_timeout: Duration::from_secs(10),
+            drain_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings::new()
+    }
+}
+
+/// Something the server did that deserves a log line. No event holds a key, or anything
+/// derived from one, other than the key's name.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// The server accepts connections at `addr`.
+    Listening {
+        addr: SocketAddr,
+        orgs: usize,
+        keys: usize,
+    },
+    /// One request was answered.
+    Request {
+        method: String,
+        path: String,
+        status: u16,
+        duration_ms: f64,
+        /// The name of the key the request carried, once it was recognized.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        org: Option<String>,
+    },
+    /// A new content index is being served.
+    ContentReloaded {
+        trigger: &'static str,
+        orgs: usize,
+        entries: usize,
+        duration_ms: f64,
+    },
+    /// A new keys file is in use.
+    KeysReloaded { trigger: &'static str, keys: usize },
+    /// Re-reading failed; the last good content or keys go on being served. Each problem
+    /// reads `path:line:column: message` where it has a place in a file.
+    ReloadFailed {
+        trigger: &'static str,
+        what: &'static str,
+        problems: Vec<String>,
+    },
+    /// Something is off but the server goes on.
+    Warning { message: String },
+    /// A signal asked the server to stop: no new connections; requests in flight finish.
+    ShuttingDown { signal: &'static str },
+    /// Every connection is closed.
+    Stopped { drained: bool },
+}
+
+impl Event {
+    /// `info`, `warn` or `error`.
+    pub fn level(&self) -> &'static str {
+        match self {
+            Event::Request { status, .. } if *status >= 500 => "error",
+            Event::ReloadFailed { .. } => "error",
+            Event::Warning { .. } | Event::Stopped { drained: false } => "warn",
+            _ => "info",
+        }
+    }
+
+    /// The event as one line of JSON (without the line break), with its time and level.
+    pub fn to_json_line(&self) -> String {
+        let fields = serde_json::to_string(self).unwrap_or_else(|_| "{}".to_string());
+        let time = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
+        let rest = fields.strip_prefix('{').unwrap_or("}");
+        format!(
+            "{{\"time\":\"{time}\",\"level\":\"{}\",{rest}",
+            self.level()
+        )
+    }
+}
+
+/// Where the server's events go.
+pub type Logger = Arc<dyn Fn(Event) + Send + Sync>;
+
+/// The site settings and content index being served.
+#[derive(Debug)]
+struct Snapshot {
+    site: SiteConfig,
+    index: Index,
+}
+
+/// What every request reads: swapped in whole on reload.
+struct Shared {
+    content: ArcSwap<Snapshot>,
+    keys: ArcSwap<Keys>,
+    limiter: RateLimiter,
+    log: Logger,
+}
+
+/// Loads the settings, content and keys, listens, and serves until SIGTERM or Ctrl-C; then
+/// stops accepting, lets requests in flight finish (up to `drain_timeout`) and returns.
+/// Bad content or keys at start-up are an [`Error::Invalid`]; a bad address or a missing
+/// named file an [`Error::Usage`].
+pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
+    // Signals are handled from the start, so that none sent once the server is up is lost
+    // (nor, for SIGHUP, fatal).
+    let mut shutdown = Shutdown::new()?;
+    let hangup = reload::Hangup::new()?;
+    let (site, index) = {
+        let settings = settings.clone();
+        tokio::task::spawn_blocking(move || reload::load_content(&settings))
+            .await
+            .map_err(|e| Error::Usage(format!("loading the content failed: {e}")))??
+    };
+    let keys = match Keys::load(&settings.keys, settings.keys_required)? {
+        Some(keys) => keys,
+        None => {
+            log(Event::Warning {
+                message: format!(
+                    "no keys file at {}: every listing request gets 401 until one is made with `shiplog keys new`",
+                    settings.keys.display()
+                ),
+            });
+            Keys::default()
+        }
+    };
+    warn_about_keys(&keys, &index, &log);
+
+    let listener = bind(&settings.listen).await?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::Usage(format!("cannot listen on {}: {e}", settings.listen)))?;
+    let shared = Arc::new(Shared {
+        content: ArcSwap::from_pointee(Snapshot { site, index }),
+        keys: ArcSwap::from_pointee(keys),
+        limiter: RateLimiter::new(),
+        log: log.clone(),
+    });
+
+    let reloader = reload::spawn(settings.clone(), shared.clone(), hangup);
+    {
+        let snapshot = shared.content.load();
+        log(Event::Listening {
+            addr,
+            orgs: snapshot.index.orgs().len(),
+            keys: shared.keys.load().as_slice().len(),
+        });
+    }
+
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(settings.header_read_timeout)
+        .keep_alive(true);
+    let signal = loop {
+        tokio::select! {
+            signal = shutdown.next() => break signal,
+            accepted = listener.accept() => {
+                let (stream, _peer) = match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        log(Event::Warning { message: format!("accepting a connection failed: {e}") });
+                        // Out of file descriptors and the like: give it a moment to clear.
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let _ = stream.set_nodelay(true);
+                let shared = shared.clone();
+                let service = hyper::service::service_fn(move |request| {
+                    let shared = shared.clone();
+                    async move { Ok::<_, Infallible>(handle(request, &shared)) }
+                });
+                let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+                tokio::spawn(async move {
+                    // Client errors (resets, slow heads) end only that connection.
+                    let _ = connection.await;
+                });
+            }
+        }
+    };
+    drop(listener);
+    reloader.abort();
+    log(Event::ShuttingDown { signal });
+    let drained = tokio::select! {
+        _ = graceful.shutdown() => true,
+        _ = tokio::time::sleep(settings.drain_timeout) => false,
+        _ = shutdown.next() => false,
+    };
+    log(Event::Stopped { drained });
+    Ok(())
+}
+
+/// Binds `listen`: an IP address and port, or a host name and port.
+async fn bind(listen: &str) -> Result<TcpListener> {
+    let usage = |e: std::io::Error| Error::Usage(format!("cannot listen on {listen}: {e}"));
+    match listen.parse::<SocketAddr>() {
+        Ok(addr) => TcpListener::bind(addr).await.map_err(usage),
+        Err(_)
+            if listen
+                .rsplit_once(':')
+                .is_some_and(|(_, port)| port.parse::<u16>().is_ok()) =>
+        {
+            TcpListener::bind(listen).await.map_err(usage)
+        }
+        Err(_) => Err(Error::Usage(format!(
+            "cannot listen on `{listen}`: give an address and port, like 127.0.0.1:8081"
+        ))),
+    }
+}
+
+/// Logs keys that read an organization the content does not have.
+fn warn_about_keys(keys: &Keys, index: &Index, log: &Logger) {
+    for key in keys.as_slice() {
+        if index.org(&key.org).is_none() {
+            log(Event::Warning {
+                message: format!(
+                    "key `{}` reads organization `{}`, which is not in the content: its listing is empty",
+                    key.name, key.org
+                ),
+            });
+        }
+    }
+}
+
+/// SIGTERM and Ctrl-C (SIGINT).
+struct Shutdown {
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+}
+
+impl Shutdown {
+    fn new() -> Result<Self> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let failed = |e| Error::Usage(format!("cannot handle signals: {e}"));
+            Ok(Shutdown {
+                terminate: signal(SignalKind::terminate()).map_err(failed)?,
+                interrupt: signal(SignalKind::interrupt()).map_err(failed)?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Shutdown {})
+    }
+
+    /// Waits for the next signal and names it.
+    async fn next(&mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.terminate.recv() => "SIGTERM",
+                _ = self.interrupt.recv() => "SIGINT",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        }
+    }
+}
+
+/// A response before the method decides whether it gets a body.
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Vec<u8>,
+    key: Option<String>,
+    org: Option<String>,
+}
+
+impl Reply {
+    fn new(status: StatusCode, body: Vec<u8>) -> Self {
+        Reply {
+            status,
+            headers: HeaderMap::new(),
+            body,
+            key: None,
+            org: None,
+        }
+    }
+
+    fn json(status: StatusCode, body: Vec<u8>) -> Self {
+        let mut reply = Reply::new(status, body);
+        reply.header(header::CONTENT_TYPE, "application/json");
+        reply
+    }
+
+    fn header(&mut self, name: header::HeaderName, value: &str) {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            self.headers.insert(name, value);
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: ErrorDetail<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorDetail<'a> {
+    status: u16,
+    code: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    param: Option<&'a str>,
+}
+
+/// The one error body: `{"error": {"status", "code", "message"[, "param"]}}`.
+fn error(status: StatusCode, code: &str, message: &str, param: Option<&str>) -> Reply {
+    let body = serde_json::to_vec(&ErrorBody {
+        error: ErrorDetail {
+            status: status.as_u16(),
+            code,
+            message,
+            param,
+        },
+    })
+    .expect("an error of strings always serializes");
+    let mut reply = Reply::json(status, body);
+    reply.header(header::CACHE_CONTROL, "no-store");
+    reply
+}
+
+/// Answers one request and logs it.
+fn handle(request: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
+    let started = Instant::now();
+    let reply = route(&request, shared);
+    let head = request.method() == Method::HEAD;
+    let path: String = request.uri().path().chars().take(256).collect();
+    (shared.log)(Event::Request {
+        method: request.method().as_str().chars().take(32).collect(),
+        path,
+        status: reply.status.as_u16(),
+        duration_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
+        key: reply.key.clone(),
+        org: reply.org.clone(),
+    });
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = reply.status;
+    *response.headers_mut() = reply.headers;
+    if reply.status != StatusCode::NOT_MODIFIED {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(reply.body.len()));
+        if !head {
+            *response.body_mut() = Full::new(Bytes::from(reply.body));
+        }
+    }
+    response
+}
+
+/// Picks the answer: 404 and 405 before anything else.
+fn route(request: &Request<Incoming>, shared: &Shared) -> Reply {
+    let path = request.uri().path();
+    if path != listing::PATH && path != HEALTH_PATH {
+        return error(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            &format!(
+                "there is nothing at this path; the listing is at {}",
+                listing::PATH
+            ),
+            None,
+        );
+    }
+    if !matches!(*request.method(), Method::GET | Method::HEAD) {
+        let mut reply = error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            &format!("this path answers {ALLOW} only"),
+            None,
+        );
+        reply.header(header::ALLOW, ALLOW);
+        return reply;
+    }
+    if path == HEALTH_PATH {
+        let mut reply = Reply::json(StatusCode::OK, br#"{"status":"ok"}"#.to_vec());
+        reply.header(header::CACHE_CONTROL, "no-store");
+        return reply;
+    }
+    changelogs(request, shared)
+}
+
+/// Why a request carries no usable key.
+enum Unauthorized {
+    Missing,
+    Malformed,
+    Unknown,
+}
+
+/// The key of `Authorization: Bearer <key>`, if the header has that form.
+fn bearer(headers: &HeaderMap) -> std::result::Result<&str, Unauthorized> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let value = values.next().ok_or(Unauthorized::Missing)?;
+    if values.next().is_some() {
+        return Err(Unauthorized::Malformed);
+    }
+    let value = value.to_str().map_err(|_| Unauthorized::Malformed)?;
+    let (scheme, key) = value
+        .trim()
+        .split_once(' ')
+        .ok_or(Unauthorized::Malformed)?;
+    let key = key.trim_start_matches(' ');
+    if !scheme.eq_ignore_ascii_case("bearer")
+        || key.is_empty()
+        || key.bytes().any(|b| !b.is_ascii_graphic())
+    {
+        return Err(Unauthorized::Malformed);
+    }
+    Ok(key)
+}
+
+/// `GET /api/v1/changelogs`.
+fn changelogs(request: &Request<Incoming>, shared: &Shared) -> Reply {
+    let keys = shared.keys.load();
+    let key = match bearer(request.headers())
+        .and_then(|presented| keys.authenticate(presented).ok_or(Unauthorized::Unknown))
+    {
+        Ok(key) => key,
+        Err(why) => {
+            let (code, message) = match why {
+                Unauthorized::Missing => (
+                    "missing_api_key",
+                    "this listing needs an API key: send `Authorization: Bearer <key>`",
+                ),
+                Unauthorized::Malformed => (
+                    "invalid_authorization",
+                    "the Authorization header must read `Bearer <key>`",
+                ),
+                Unauthorized::Unknown => ("invalid_api_key", "the API key is not valid"),
+            };
+            let mut reply = error(StatusCode::UNAUTHORIZED, code, message, None);
+            reply.header(header::WWW_AUTHENTICATE, "Bearer");
+            return reply;
+        }
+    };
+    let mut reply = answer(request, shared, key);
+    reply.key = Some(key.name.clone());
+    reply.org = Some(key.org.clone());
+    reply
+}
+
+/// The listing for a recognized key: query, rate, then the page.
+fn answer(request: &Request<Incoming>, shared: &Shared, key: &ApiKey) -> Reply {
+    let query = match listing::parse_query(request.uri().query()) {
+        Ok(query) => query,
+        Err(bad) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "invalid_parameter",
+                &bad.message,
+                Some(bad.param),
+            )
+        }
+    };
+    if let Err(wait) = shared.limiter.check(key, Instant::now()) {
+        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        let seconds = seconds.max(1);
+        let mut reply = error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            &format!(
+                "this key may make {} requests per minute; try again in {seconds} s",
+                key.rate_limit_per_minute
+            ),
+            None,
+        );
+        reply.header(header::RETRY_AFTER, &seconds.to_string());
+        return reply;
+    }
+    let snapshot = shared.content.load();
+    let published = snapshot
+        .index
+        .org(&key.org)
+        .map_or(&[][..], |org| org.published(Utc::now()));
+    let page = listing::listing(published, query, &snapshot.site.base_url);
+    let fresh = listing::none_match(
+        request
+            .headers()
+            .get_all(header::IF_NONE_MATCH)
+            .iter()
+            .filter_map(|v| v.to_str().ok()),
+        &page.etag,
+    );
+    let mut reply = if fresh {
+        Reply::new(StatusCode::NOT_MODIFIED, Vec::new())
+    } else {
+        Reply::json(StatusCode::OK, page.body)
+    };
+    reply.header(header::ETAG, &page.etag);
+    reply.header(header::LINK, &page.link);
+    reply.header(header::CACHE_CONTROL, "private, no-cache");
+    reply.header(header::VARY, "Authorization");
+    reply
+}
+
+/// Every problem of an error as log lines: `path:line:column: message` for content
+/// problems, the message and its causes otherwise.
+fn problem_lines(error: &Error) -> Vec<String> {
+    match error {
+        Error::Invalid(problems) => problems
+            .as_slice()
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        other => {
+            let mut line = other.to_string();
+            let mut cause = std::error::Error::source(other);
+            while let Some(inner) = cause {
+                line.push_str(&format!(": {inner}"));
+                cause = inner.source();
+            }
+            vec![line]
+        }
+    }
+}
