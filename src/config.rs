@@ -1,6 +1,6 @@
 //! Site settings from `shiplog.yaml`; every key has a default.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use url::Url;
 
@@ -15,8 +15,12 @@ pub const DEFAULT_BASE_URL: &str = "http://localhost:8081";
 pub const DEFAULT_FEED_LIMIT: usize = 50;
 /// Default number of entries per HTML page.
 pub const DEFAULT_PAGE_SIZE: usize = 20;
+/// The built-in theme: compiled into the binary, and the one every other theme falls back to.
+pub const DEFAULT_THEME: &str = "default";
+/// The folder, beside the config file, that holds the themes a site or org may choose.
+pub const THEMES_FOLDER: &str = "themes";
 
-const KEYS: &[&str] = &["org_url", "base_url", "feed_limit", "page_size"];
+const KEYS: &[&str] = &["org_url", "base_url", "feed_limit", "page_size", "theme"];
 
 /// The site settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +33,11 @@ pub struct SiteConfig {
     pub feed_limit: usize,
     /// Entries per HTML page (an org may override it).
     pub page_size: usize,
+    /// Theme of the pages (an org may override it): [`DEFAULT_THEME`] or a folder of
+    /// `themes_dir`.
+    pub theme: String,
+    /// Where themes are looked up: `themes/` beside the config file (which need not exist).
+    pub themes_dir: PathBuf,
 }
 
 impl Default for SiteConfig {
@@ -38,6 +47,8 @@ impl Default for SiteConfig {
             base_url: DEFAULT_BASE_URL.to_string(),
             feed_limit: DEFAULT_FEED_LIMIT,
             page_size: DEFAULT_PAGE_SIZE,
+            theme: DEFAULT_THEME.to_string(),
+            themes_dir: PathBuf::from(THEMES_FOLDER),
         }
     }
 }
@@ -62,7 +73,7 @@ impl SiteConfig {
         }
     }
 
-    /// Parses the text of a `shiplog.yaml`.
+    /// Parses the text of a `shiplog.yaml`; its themes are looked up beside `path`.
     pub fn parse(path: &Path, text: &str) -> Result<SiteConfig> {
         let map = yaml::parse_mapping(path, text, 1)?;
         let mut problems = Vec::new();
@@ -81,6 +92,11 @@ impl SiteConfig {
             page_size: map
                 .positive_integer("page_size", &mut problems)
                 .unwrap_or(defaults.page_size),
+            theme: map.string("theme", &mut problems).unwrap_or(defaults.theme),
+            themes_dir: path
+                .parent()
+                .unwrap_or_else(|| Path::new(""))
+                .join(THEMES_FOLDER),
         };
         config.org_url = config.org_url.trim_end_matches('/').to_string();
         config.base_url = config.base_url.trim_end_matches('/').to_string();
@@ -94,8 +110,41 @@ impl SiteConfig {
                 problems.push(map.problem(field, "`base_url` must be an absolute http(s) address"));
             }
         }
+        if let Some(field) = map.get("theme") {
+            if let Err(message) = config.check_theme(&config.theme) {
+                problems.push(map.problem(field, message));
+            }
+        }
         Error::check(problems)?;
         Ok(config)
+    }
+
+    /// Checks that `name` is a theme the site can use: the built-in one, or a folder of
+    /// `themes_dir`.
+    pub fn check_theme(&self, name: &str) -> std::result::Result<(), String> {
+        if name == DEFAULT_THEME {
+            return Ok(());
+        }
+        let folder_name = !name.is_empty()
+            && !name.starts_with('.')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        if !folder_name {
+            return Err(format!(
+                "`{name}` is not a theme name: use the name of a folder of {} (letters, digits, `-`, `_`, `.`), or `{DEFAULT_THEME}`",
+                self.themes_dir.display()
+            ));
+        }
+        let folder = self.themes_dir.join(name);
+        if folder.is_dir() {
+            Ok(())
+        } else {
+            Err(format!(
+                "unknown theme `{name}`: there is no folder {} (the built-in theme is `{DEFAULT_THEME}`)",
+                folder.display()
+            ))
+        }
     }
 
     /// The public address of organization `slug`, without a trailing `/`.
@@ -136,6 +185,24 @@ mod tests {
                 .unwrap();
         assert_eq!(config.org_url("acme"), "https://acme.example.com");
         assert_eq!(config.feed_limit, 5);
+        assert_eq!(config.theme, DEFAULT_THEME);
+        let nested = SiteConfig::parse(Path::new("site/shiplog.yaml"), "").unwrap();
+        assert_eq!(nested.themes_dir, Path::new("site/themes"));
+    }
+
+    #[test]
+    fn an_unknown_theme_is_located() {
+        let path = Path::new("shiplog.yaml");
+        for (yaml, message) in [
+            ("theme: nope\n", "shiplog.yaml:1:8: unknown theme `nope`"),
+            (
+                "theme: ../x\n",
+                "shiplog.yaml:1:8: `../x` is not a theme name",
+            ),
+        ] {
+            let text = SiteConfig::parse(path, yaml).unwrap_err().to_string();
+            assert!(text.starts_with(message), "{text}");
+        }
     }
 
     #[test]

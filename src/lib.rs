@@ -4,6 +4,7 @@
 //! Data flows one way: files → [`content::Index`] → outputs ([`render`], [`api`]).
 
 pub mod api;
+pub mod color;
 pub mod config;
 pub mod content;
 pub mod error;
@@ -38,5 +39,5 @@ pub fn generate(
             )));
         }
     }
-    render::build(&index, output, now)
+    render::build(&index, site, output, now)
 }

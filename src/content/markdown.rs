@@ -41,6 +41,13 @@ pub fn to_html(markdown: &str, entry_url: &Url, entry_id: &str) -> String {
             Event::Text(text) if link_depth == 0 && !in_code_block => {
                 autolink(text, &mut transformed);
             }
+            Event::TaskListMarker(done) => {
+                // A checkbox needs a name to be accessible; the item's text follows it.
+                let checked = if done { " checked=\"\"" } else { "" };
+                transformed.push(Event::InlineHtml(CowStr::from(format!(
+                    "<input type=\"checkbox\" disabled=\"\"{checked} aria-label=\"Task\"> "
+                ))));
+            }
             Event::FootnoteReference(label) => {
                 transformed.push(Event::FootnoteReference(footnotes.name(&label)));
             }
@@ -169,7 +176,7 @@ fn sanitizer(entry_url: &Url) -> ammonia::Builder<'static> {
         .link_rel(Some("noopener noreferrer"))
         .set_tag_attribute_value("a", "target", "_blank")
         .add_tags(["input"])
-        .add_tag_attributes("input", ["type", "checked", "disabled"])
+        .add_tag_attributes("input", ["type", "checked", "disabled", "aria-label"])
         .add_tag_attributes("code", ["class"])
         .add_tag_attributes("sup", ["class"])
         .add_tag_attributes("div", ["class", "id"])
@@ -260,7 +267,12 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("<del>old</del>"), "{out}");
-        assert!(out.contains("type=\"checkbox\""), "{out}");
+        assert!(
+            out.contains(
+                "<input type=\"checkbox\" disabled=\"\" checked=\"\" aria-label=\"Task\">"
+            ),
+            "{out}"
+        );
         assert!(out.contains("href=\"http://www.example.com\""), "{out}");
         assert!(out.contains("href=\"https://x.io/a_(b)\""), "{out}");
         assert!(out.contains("id=\"fn-v2-1\""), "{out}");

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use crate::color::Color;
 use crate::config::SiteConfig;
 use crate::error::Problem;
 use crate::{text, yaml};
@@ -13,6 +14,8 @@ pub const KEYS: &[&str] = &[
     "language",
     "feed_limit",
     "page_size",
+    "theme",
+    "accent_color",
 ];
 
 /// An organization's settings, with every default filled in.
@@ -24,6 +27,10 @@ pub struct OrgSettings {
     pub language: String,
     pub feed_limit: usize,
     pub page_size: usize,
+    /// The theme of the org's pages (the site's unless `_org.yaml` names one).
+    pub theme: String,
+    /// The org's brand colour, for links, tags and focus rings (the theme's own if unset).
+    pub accent_color: Option<Color>,
 }
 
 impl OrgSettings {
@@ -36,6 +43,8 @@ impl OrgSettings {
             language: "en".to_string(),
             feed_limit: site.feed_limit,
             page_size: site.page_size,
+            theme: site.theme.clone(),
+            accent_color: None,
         }
     }
 
@@ -65,6 +74,19 @@ impl OrgSettings {
             page_size: map
                 .positive_integer("page_size", &mut problems)
                 .unwrap_or(defaults.page_size),
+            theme: map.string("theme", &mut problems).unwrap_or(defaults.theme),
+            accent_color: match map.get("accent_color") {
+                Some(field) if field.value.is_null() => {
+                    problems.push(map.problem(
+                        field,
+                        "`accent_color` is empty: put the colour in quotes, like `accent_color: \"#6e56cf\"` (an unquoted # starts a YAML comment)",
+                    ));
+                    None
+                }
+                _ => map
+                    .string("accent_color", &mut problems)
+                    .and_then(|text| Color::parse_hex(text.trim())),
+            },
         };
         for key in ["title", "description"] {
             if let Some(field) = map.get(key) {
@@ -81,6 +103,19 @@ impl OrgSettings {
                 problems.push(map.problem(
                     field,
                     "`language` must be a BCP 47 tag like `en`, `de` or `pt-BR`",
+                ));
+            }
+        }
+        if let Some(field) = map.get("theme") {
+            if let Err(message) = site.check_theme(&settings.theme) {
+                problems.push(map.problem(field, message));
+            }
+        }
+        if let Some(field) = map.get("accent_color") {
+            if field.value.is_string() && settings.accent_color.is_none() {
+                problems.push(map.problem(
+                    field,
+                    "`accent_color` must be a colour like \"#6e56cf\" or \"#f60\"",
                 ));
             }
         }
@@ -154,6 +189,38 @@ mod tests {
         ] {
             assert!(check_slug(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn theme_and_accent_color_are_checked() {
+        let path = Path::new("content/acme/_org.yaml");
+        let site = SiteConfig::default();
+        let settings = OrgSettings::parse(
+            path,
+            b"accent_color: \"#6E56CF\"\ntheme: default\n",
+            "acme",
+            &site,
+        )
+        .unwrap();
+        assert_eq!(settings.accent_color, Color::parse_hex("#6e56cf"));
+        assert_eq!(settings.theme, "default");
+        let problems = OrgSettings::parse(
+            path,
+            b"accent_color: \"red; } body { display: none\"\ntheme: missing\n",
+            "acme",
+            &site,
+        )
+        .unwrap_err();
+        let mut text: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        text.sort();
+        assert!(
+            text[0].starts_with("content/acme/_org.yaml:1:15: `accent_color` must be a colour"),
+            "{text:?}"
+        );
+        assert!(
+            text[1].starts_with("content/acme/_org.yaml:2:8: unknown theme `missing`"),
+            "{text:?}"
+        );
     }
 
     #[test]

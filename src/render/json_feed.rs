@@ -30,15 +30,16 @@ struct Item<'a> {
     summary: Option<&'a str>,
 }
 
-/// The JSON Feed document for `entries` (already limited and in feed order).
-pub fn render(info: &FeedInfo<'_>, entries: &[Entry]) -> Vec<u8> {
+/// The JSON Feed document for `entries` (already limited and in feed order), with the
+/// channel fields of `info`: an org's whole changelog or one of its tags.
+pub fn render(info: &FeedInfo, entries: &[&Entry]) -> Vec<u8> {
     let feed = Feed {
         version: VERSION,
-        title: info.title,
-        home_page_url: info.home_page_url,
-        feed_url: info.json_url,
-        description: info.description,
-        language: info.language,
+        title: &info.title,
+        home_page_url: &info.home_page_url,
+        feed_url: &info.json_url,
+        description: &info.description,
+        language: &info.language,
         items: entries
             .iter()
             .map(|entry| Item {

@@ -4,7 +4,9 @@
 mod json_feed;
 mod page;
 mod rss;
+mod tags;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -12,7 +14,8 @@ use rayon::prelude::*;
 
 pub use page::Theme;
 
-use crate::content::{Index, Org};
+use crate::config::SiteConfig;
+use crate::content::{Entry, Index, Org};
 use crate::error::{Error, Result};
 
 /// What a build wrote.
@@ -24,43 +27,121 @@ pub struct Summary {
     pub files: usize,
 }
 
-/// The absolute addresses of an org's changelog and feeds.
-pub struct OrgUrls {
-    pub changelog: String,
-    pub rss: String,
-    pub json: String,
+/// One list of entries with its own pages and feeds: an org's whole changelog, or the
+/// entries of one tag. Both are rendered by the same code.
+pub struct Listing<'a> {
+    /// Its folder under the org's `changelog/`: empty, or `tags/<slug>/`.
+    pub folder: String,
+    /// The tag it is limited to: `(name, slug)`.
+    pub tag: Option<(&'a str, String)>,
+    /// Published entries, in publication order.
+    pub entries: Vec<&'a Entry>,
+    /// The channel-level fields of its feeds.
+    pub feed: FeedInfo,
 }
 
-impl OrgUrls {
-    fn new(org: &Org) -> Self {
-        let changelog = format!("{}/changelog", org.url);
-        OrgUrls {
-            rss: format!("{changelog}/feed.xml"),
-            json: format!("{changelog}/feed.json"),
-            changelog,
+/// The channel-level fields both feeds share.
+pub struct FeedInfo {
+    pub title: String,
+    pub description: String,
+    pub language: String,
+    /// The address of the listing's first page, without a trailing `/`.
+    pub home_page_url: String,
+    pub rss_url: String,
+    pub json_url: String,
+}
+
+impl FeedInfo {
+    /// The feeds of the listing whose first page is at `home_page_url`.
+    fn new(org: &Org, title: String, description: String, home_page_url: String) -> Self {
+        FeedInfo {
+            title,
+            description,
+            language: org.settings.language.clone(),
+            rss_url: format!("{home_page_url}/feed.xml"),
+            json_url: format!("{home_page_url}/feed.json"),
+            home_page_url,
         }
     }
 }
 
-/// The channel-level fields both feeds share.
-pub struct FeedInfo<'a> {
-    pub title: &'a str,
-    pub description: &'a str,
-    pub language: &'a str,
-    pub home_page_url: &'a str,
-    pub rss_url: &'a str,
-    pub json_url: &'a str,
+impl<'a> Listing<'a> {
+    /// The org's whole changelog.
+    fn changelog(org: &Org, published: &'a [Entry]) -> Self {
+        Listing {
+            folder: String::new(),
+            tag: None,
+            entries: published.iter().collect(),
+            feed: FeedInfo::new(
+                org,
+                org.settings.title.clone(),
+                org.settings.description.clone(),
+                format!("{}/changelog", org.url),
+            ),
+        }
+    }
+
+    /// The entries of one tag, at `changelog/tags/<slug>/`.
+    fn tagged(org: &Org, group: tags::TagGroup<'a>) -> Self {
+        let home = format!(
+            "{}/changelog/{}/{}",
+            org.url,
+            tags::FOLDER,
+            tags::url_segment(&group.slug)
+        );
+        Listing {
+            folder: format!("{}/{}/", tags::FOLDER, group.slug),
+            feed: FeedInfo::new(
+                org,
+                format!("{} \u{2014} {}", org.settings.title, group.name),
+                format!(
+                    "Updates tagged \u{201c}{}\u{201d}. {}",
+                    group.name, org.settings.description
+                ),
+                home,
+            ),
+            tag: Some((group.name, group.slug)),
+            entries: group.entries,
+        }
+    }
+
+    /// The entries its feeds hold: the newest `feed_limit`.
+    fn in_feeds(&self, org: &Org) -> &[&'a Entry] {
+        &self.entries[..self.entries.len().min(org.settings.feed_limit)]
+    }
 }
 
 /// One output file: its path relative to the output folder, and its bytes.
 pub type OutputFile = (PathBuf, Vec<u8>);
 
+/// The parsed themes of a build, by name: each theme an org uses, parsed once.
+pub struct Themes(HashMap<String, Theme>);
+
+impl Themes {
+    /// Parses every theme the orgs of `index` use, looking them up in `themes_dir`.
+    pub fn load(index: &Index, themes_dir: &Path) -> Result<Themes> {
+        let mut themes = HashMap::new();
+        for org in index.orgs() {
+            let name = &org.settings.theme;
+            if !themes.contains_key(name) {
+                themes.insert(name.clone(), Theme::load(name, themes_dir)?);
+            }
+        }
+        Ok(Themes(themes))
+    }
+
+    /// The theme of `org`.
+    fn of(&self, org: &Org) -> &Theme {
+        &self.0[&org.settings.theme]
+    }
+}
+
 /// Renders the whole site for the time `now` into memory, orgs in parallel, in path order.
-pub fn render(index: &Index, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<OutputFile>> {
+pub fn render(index: &Index, themes: &Themes, now: DateTime<Utc>) -> Result<Vec<OutputFile>> {
     let per_org: Vec<Vec<OutputFile>> = index
         .orgs()
         .par_iter()
-        .map(|org| render_org(org, theme, now))
+        .map(|org| render_org(org, themes.of(org), now))
         .collect::<Result<_>>()?;
     let mut files: Vec<OutputFile> = per_org.into_iter().flatten().collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
@@ -69,22 +150,28 @@ pub fn render(index: &Index, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Ou
 
 fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<OutputFile>> {
     let published = org.published(now);
-    let in_feeds = &published[..published.len().min(org.settings.feed_limit)];
-    let urls = OrgUrls::new(org);
-    let info = FeedInfo {
-        title: &org.settings.title,
-        description: &org.settings.description,
-        language: &org.settings.language,
-        home_page_url: &urls.changelog,
-        rss_url: &urls.rss,
-        json_url: &urls.json,
-    };
+    let mut listings = vec![Listing::changelog(org, published)];
+    listings.extend(
+        tags::group(published)
+            .into_iter()
+            .map(|group| Listing::tagged(org, group)),
+    );
+    let pages = page::OrgPages::new(theme, org, &listings[0].feed);
     let folder = Path::new(&org.slug).join("changelog");
-    let mut files = vec![
-        (folder.join("feed.xml"), rss::render(&info, in_feeds)),
-        (folder.join("feed.json"), json_feed::render(&info, in_feeds)),
-    ];
-    for (path, bytes) in page::render_org(theme, org, published, &urls)? {
+    let mut files = Vec::new();
+    for listing in &listings {
+        let at = folder.join(&listing.folder);
+        let in_feeds = listing.in_feeds(org);
+        files.push((at.join("feed.xml"), rss::render(&listing.feed, in_feeds)));
+        files.push((
+            at.join("feed.json"),
+            json_feed::render(&listing.feed, in_feeds),
+        ));
+        for (path, bytes) in pages.listing(listing)? {
+            files.push((at.join(path), bytes));
+        }
+    }
+    for (path, bytes) in pages.entries(published)? {
         files.push((folder.join(path), bytes));
     }
     for asset in &org.assets {
@@ -97,10 +184,16 @@ fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Output
     Ok(files)
 }
 
-/// Renders and writes the site to `output`, replacing what was there.
-pub fn build(index: &Index, output: &Path, now: DateTime<Utc>) -> Result<Summary> {
-    let theme = Theme::built_in()?;
-    let files = render(index, &theme, now)?;
+/// Renders and writes the site to `output`, replacing what was there. Themes are looked up
+/// in `site.themes_dir`.
+pub fn build(
+    index: &Index,
+    site: &SiteConfig,
+    output: &Path,
+    now: DateTime<Utc>,
+) -> Result<Summary> {
+    let themes = Themes::load(index, &site.themes_dir)?;
+    let files = render(index, &themes, now)?;
     write_atomically(output, &files)?;
     Ok(Summary {
         orgs: index.orgs().len(),

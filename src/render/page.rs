@@ -1,10 +1,18 @@
-//! The HTML pages, rendered with tera from the theme's templates (parsed once per build).
+//! The HTML pages, rendered with tera from a theme's templates (each theme parsed once per
+//! build): the pages of each listing (the changelog, a tag) and one page per entry.
+
+use std::collections::HashMap;
+use std::path::Path;
 
 use serde::Serialize;
-use tera::{Context, Tera};
+use tera::{Context, Tera, Value};
 
+use super::{tags, FeedInfo, Listing};
+use crate::color::Color;
+use crate::config::DEFAULT_THEME;
 use crate::content::{Entry, Org};
 use crate::error::{Error, Result};
+use crate::text;
 
 /// The built-in theme, `themes/default/`, compiled into the binary.
 const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
@@ -21,11 +29,44 @@ const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         "entry_macros.html",
         include_str!("../../themes/default/entry_macros.html"),
     ),
+    ("style.css", include_str!("../../themes/default/style.css")),
+    ("embed.js", include_str!("../../themes/default/embed.js")),
 ];
+
+/// The files of a theme folder that are templates; any other file is ignored.
+const TEMPLATE_EXTENSIONS: &[&str] = &["html", "css", "js"];
+
+/// The accent colour of an org that sets none.
+const DEFAULT_ACCENT: Color = Color::rgb(0x25, 0x63, 0xeb);
+/// WCAG's AA contrast for text.
+const TEXT_CONTRAST: f64 = 4.5;
+
+/// A colour scheme of the default theme, as far as the accent's shades depend on it.
+struct Scheme {
+    /// The page background.
+    background: Color,
+    /// How much of the accent the tint behind tags holds.
+    tint: f64,
+    /// Where the accent moves until it is readable: black on light pages, white on dark.
+    toward: Color,
+}
+
+const LIGHT: Scheme = Scheme {
+    background: Color::WHITE,
+    tint: 0.12,
+    toward: Color::BLACK,
+};
+const DARK: Scheme = Scheme {
+    background: Color::rgb(0x0f, 0x11, 0x17),
+    tint: 0.2,
+    toward: Color::WHITE,
+};
 
 /// Parsed templates, ready to render any number of pages.
 pub struct Theme {
     tera: Tera,
+    /// Where the templates come from, for error messages: the theme's folder.
+    label: String,
 }
 
 /// What every page knows about its org.
@@ -39,6 +80,77 @@ struct OrgView<'a> {
     changelog_url: &'a str,
     rss_url: &'a str,
     json_url: &'a str,
+    accent: Accent,
+}
+
+/// The org's accent colour and the shades of it that stay readable in each colour scheme.
+#[derive(Serialize)]
+struct Accent {
+    /// As set in `_org.yaml` (or the default), `#rrggbb`; for decoration only.
+    color: String,
+    light: Shade,
+    dark: Shade,
+}
+
+/// The accent on one colour scheme's background.
+#[derive(Serialize)]
+struct Shade {
+    /// A tint of the accent, for the background of tags.
+    soft: String,
+    /// The accent, darkened or lightened until it reads at 4.5:1 on the page and on `soft`.
+    text: String,
+}
+
+impl Shade {
+    fn new(accent: Color, scheme: &Scheme) -> Self {
+        let soft = scheme.background.mix(accent, scheme.tint);
+        Shade {
+            soft: soft.to_string(),
+            text: accent
+                .readable_on(&[scheme.background, soft], scheme.toward, TEXT_CONTRAST)
+                .to_string(),
+        }
+    }
+}
+
+/// The feeds a page offers: the changelog's, or on a tag's pages the tag's.
+#[derive(Serialize)]
+struct FeedView<'a> {
+    title: &'a str,
+    description: &'a str,
+    rss_url: &'a str,
+    json_url: &'a str,
+}
+
+impl<'a> From<&'a FeedInfo> for FeedView<'a> {
+    fn from(info: &'a FeedInfo) -> Self {
+        FeedView {
+            title: &info.title,
+            description: &info.description,
+            rss_url: &info.rss_url,
+            json_url: &info.json_url,
+        }
+    }
+}
+
+/// A tag as the templates see it.
+#[derive(Serialize)]
+struct TagView<'a> {
+    name: &'a str,
+    slug: String,
+    /// Link to the tag's page, relative to the page being rendered; none for a tag whose
+    /// slug is empty.
+    href: Option<String>,
+}
+
+impl<'a> TagView<'a> {
+    /// `name` with its slug; `to_root` leads from the current page to `changelog/`.
+    fn new(name: &'a str, to_root: &str) -> Self {
+        let slug = tags::slug(name);
+        let href = (!slug.is_empty())
+            .then(|| format!("{to_root}{}/{}/", tags::FOLDER, tags::url_segment(&slug)));
+        TagView { name, slug, href }
+    }
 }
 
 /// One entry as the templates see it.
@@ -54,12 +166,12 @@ struct EntryView<'a> {
     date: String,
     /// Like `November 1, 2026`.
     date_display: String,
-    tags: &'a [String],
+    tags: Vec<TagView<'a>>,
     summary: Option<&'a str>,
     content_html: &'a str,
 }
 
-/// Links between the pages of the changelog list, relative to the current page.
+/// Links between the pages of a listing, relative to the current page.
 #[derive(Serialize)]
 struct Pagination {
     number: usize,
@@ -68,39 +180,68 @@ struct Pagination {
     older: Option<String>,
 }
 
+/// A page of a listing: `changelog.html`.
 #[derive(Serialize)]
-struct ChangelogPage<'a> {
+struct ListingPage<'a> {
     org: &'a OrgView<'a>,
+    feed: FeedView<'a>,
+    /// The tag the listing is limited to, with `href` leading to its first page.
+    tag: Option<TagView<'a>>,
     entries: Vec<EntryView<'a>>,
     pagination: Pagination,
     canonical_url: String,
-    changelog_href: &'static str,
+    changelog_href: String,
 }
 
+/// An entry's own page: `entry.html`.
 #[derive(Serialize)]
 struct EntryPage<'a> {
     org: &'a OrgView<'a>,
+    feed: FeedView<'a>,
     entry: EntryView<'a>,
     canonical_url: &'a str,
     changelog_href: &'static str,
 }
 
 impl Theme {
-    /// Parses the built-in theme.
-    pub fn built_in() -> Result<Theme> {
+    /// Parses theme `name`: the built-in templates, each replaced by the file of the same
+    /// name in `themes_dir/<name>/` where there is one. Every built-in template can also be
+    /// reached as `default/<name>`, so that an override can include what it extends.
+    pub fn load(name: &str, themes_dir: &Path) -> Result<Theme> {
+        let mut templates: Vec<(String, String)> = DEFAULT_TEMPLATES
+            .iter()
+            .flat_map(|(file, text)| {
+                [
+                    (file.to_string(), text.to_string()),
+                    (format!("{DEFAULT_THEME}/{file}"), text.to_string()),
+                ]
+            })
+            .collect();
+        let mut label = format!("the built-in theme `{DEFAULT_THEME}`");
+        if name != DEFAULT_THEME {
+            let folder = themes_dir.join(name);
+            for (file, text) in read_templates(&folder)? {
+                match templates.iter_mut().find(|(known, _)| *known == file) {
+                    Some(template) => template.1 = text,
+                    None => templates.push((file, text)),
+                }
+            }
+            label = folder.display().to_string();
+        }
         let mut tera = Tera::default();
-        tera.add_raw_templates(DEFAULT_TEMPLATES.iter().copied())
+        tera.add_raw_templates(templates)
             .map_err(|source| Error::Template {
-                name: "themes/default".to_string(),
+                name: label.clone(),
                 source,
             })?;
         tera.set_escape_fn(escape_html);
-        Ok(Theme { tera })
+        tera.register_filter("scrollable", scrollable_filter);
+        Ok(Theme { tera, label })
     }
 
     fn render(&self, name: &str, context: &impl Serialize) -> Result<Vec<u8>> {
         let template_error = |source| Error::Template {
-            name: name.to_string(),
+            name: format!("{name} of {}", self.label),
             source,
         };
         let context = Context::from_serialize(context).map_err(template_error)?;
@@ -111,78 +252,166 @@ impl Theme {
     }
 }
 
-/// Renders every HTML page of one org: `(path under changelog/, bytes)`.
-pub fn render_org(
-    theme: &Theme,
-    org: &Org,
-    published: &[Entry],
-    urls: &super::OrgUrls,
-) -> Result<Vec<(String, Vec<u8>)>> {
-    let view = OrgView {
-        slug: &org.slug,
-        title: &org.settings.title,
-        description: &org.settings.description,
-        language: &org.settings.language,
-        url: &org.url,
-        changelog_url: &urls.changelog,
-        rss_url: &urls.rss,
-        json_url: &urls.json,
-    };
-    let mut pages = Vec::new();
-    let page_size = org.settings.page_size;
-    let total = published.len().div_ceil(page_size).max(1);
-    for number in 1..=total {
-        let chunk = published
-            .chunks(page_size)
-            .nth(number - 1)
-            .unwrap_or_default();
-        // Page 1 is `changelog/index.html`; page n is `changelog/page/n/index.html`.
-        let (path, to_root) = if number == 1 {
-            ("index.html".to_string(), "./")
-        } else {
-            (format!("page/{number}/index.html"), "../../")
-        };
-        let page = ChangelogPage {
-            org: &view,
-            entries: chunk.iter().map(|e| entry_view(e, to_root)).collect(),
-            pagination: Pagination {
-                number,
-                total,
-                newer: match number {
-                    1 => None,
-                    2 => Some("../../".to_string()),
-                    _ => Some(format!("../{}/", number - 1)),
+/// The template files of a theme folder, in any sub-folder, named by their path with `/`.
+/// Names starting with `.` are skipped.
+fn read_templates(folder: &Path) -> Result<Vec<(String, String)>> {
+    let mut templates = Vec::new();
+    let walker = walkdir::WalkDir::new(folder)
+        .follow_links(true)
+        .sort_by_file_name()
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|item| !item.file_name().to_string_lossy().starts_with('.'));
+    for item in walker {
+        let item = item.map_err(|e| Error::Read {
+            path: e.path().unwrap_or(folder).to_path_buf(),
+            source: e.into(),
+        })?;
+        let path = item.path();
+        let is_template = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| TEMPLATE_EXTENSIONS.contains(&e));
+        if !item.file_type().is_file() || !is_template {
+            continue;
+        }
+        let bytes = std::fs::read(path).map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let text = text::decode_utf8(path, &bytes)?;
+        let name = path
+            .strip_prefix(folder)
+            .expect("walked from the folder")
+            .iter()
+            .map(|part| part.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        templates.push((name, text.to_string()));
+    }
+    Ok(templates)
+}
+
+/// The pages of one org, rendered with its theme.
+pub struct OrgPages<'a> {
+    theme: &'a Theme,
+    org: OrgView<'a>,
+    /// The changelog's feeds, offered on entry pages.
+    feed: &'a FeedInfo,
+    page_size: usize,
+}
+
+impl<'a> OrgPages<'a> {
+    /// Pages of `org`, whose changelog has the feeds `feed`.
+    pub fn new(theme: &'a Theme, org: &'a Org, feed: &'a FeedInfo) -> Self {
+        let accent = org.settings.accent_color.unwrap_or(DEFAULT_ACCENT);
+        OrgPages {
+            theme,
+            org: OrgView {
+                slug: &org.slug,
+                title: &org.settings.title,
+                description: &org.settings.description,
+                language: &org.settings.language,
+                url: &org.url,
+                changelog_url: &feed.home_page_url,
+                rss_url: &feed.rss_url,
+                json_url: &feed.json_url,
+                accent: Accent {
+                    color: accent.to_string(),
+                    light: Shade::new(accent, &LIGHT),
+                    dark: Shade::new(accent, &DARK),
                 },
-                older: (number < total).then(|| {
-                    if number == 1 {
-                        "page/2/".to_string()
-                    } else {
-                        format!("../{}/", number + 1)
-                    }
-                }),
             },
-            canonical_url: if number == 1 {
-                format!("{}/", urls.changelog)
+            feed,
+            page_size: org.settings.page_size,
+        }
+    }
+
+    /// Every page of `listing`: `(path under the listing's folder, bytes)`. Page 1 is
+    /// `index.html`, page n is `page/n/index.html`; a listing without entries still has
+    /// page 1.
+    pub fn listing(&self, listing: &Listing<'_>) -> Result<Vec<(String, Vec<u8>)>> {
+        let depth = listing.folder.matches('/').count();
+        let page_size = self.page_size;
+        let total = listing.entries.len().div_ceil(page_size).max(1);
+        let home = &listing.feed.home_page_url;
+        let mut pages = Vec::with_capacity(total);
+        for number in 1..=total {
+            let chunk = listing
+                .entries
+                .chunks(page_size)
+                .nth(number - 1)
+                .unwrap_or_default();
+            let (path, here_depth, to_first) = if number == 1 {
+                ("index.html".to_string(), depth, "./")
             } else {
-                format!("{}/page/{number}/", urls.changelog)
-            },
-            changelog_href: to_root,
-        };
-        pages.push((path, theme.render("changelog.html", &page)?));
+                (format!("page/{number}/index.html"), depth + 2, "../../")
+            };
+            let to_root = relative_root(here_depth);
+            let page = ListingPage {
+                org: &self.org,
+                feed: (&listing.feed).into(),
+                tag: listing.tag.as_ref().map(|(name, slug)| TagView {
+                    name,
+                    slug: slug.clone(),
+                    href: Some(to_first.to_string()),
+                }),
+                entries: chunk.iter().map(|e| entry_view(e, &to_root)).collect(),
+                pagination: Pagination {
+                    number,
+                    total,
+                    newer: match number {
+                        1 => None,
+                        2 => Some("../../".to_string()),
+                        _ => Some(format!("../{}/", number - 1)),
+                    },
+                    older: (number < total).then(|| {
+                        if number == 1 {
+                            "page/2/".to_string()
+                        } else {
+                            format!("../{}/", number + 1)
+                        }
+                    }),
+                },
+                canonical_url: if number == 1 {
+                    format!("{home}/")
+                } else {
+                    format!("{home}/page/{number}/")
+                },
+                changelog_href: if to_root.is_empty() {
+                    "./".to_string()
+                } else {
+                    to_root
+                },
+            };
+            pages.push((path, self.theme.render("changelog.html", &page)?));
+        }
+        Ok(pages)
     }
-    for entry in published {
-        let page = EntryPage {
-            org: &view,
-            entry: entry_view(entry, "../"),
-            canonical_url: &entry.url,
-            changelog_href: "../",
-        };
-        pages.push((
-            format!("{}/index.html", entry.id),
-            theme.render("entry.html", &page)?,
-        ));
+
+    /// One page per entry: `(<id>/index.html, bytes)`.
+    pub fn entries(&self, published: &[Entry]) -> Result<Vec<(String, Vec<u8>)>> {
+        published
+            .iter()
+            .map(|entry| {
+                let page = EntryPage {
+                    org: &self.org,
+                    feed: self.feed.into(),
+                    entry: entry_view(entry, "../"),
+                    canonical_url: &entry.url,
+                    changelog_href: "../",
+                };
+                let bytes = self.theme.render("entry.html", &page)?;
+                Ok((format!("{}/index.html", entry.id), bytes))
+            })
+            .collect()
     }
-    Ok(pages)
+}
+
+/// The prefix that leads from a page `depth` folders below `changelog/` back to it: empty
+/// on page 1 of the changelog, where links into the changelog are plain relative paths.
+fn relative_root(depth: usize) -> String {
+    "../".repeat(depth)
 }
 
 /// Escapes text for HTML content and quoted attributes. Unlike tera's default it leaves `/`
@@ -202,6 +431,51 @@ fn escape_html(text: &str) -> String {
     out
 }
 
+/// The tera filter `scrollable`: see [`scroll_regions`].
+fn scrollable_filter(value: &Value, _: &HashMap<String, Value>) -> tera::Result<Value> {
+    let html = value
+        .as_str()
+        .ok_or_else(|| tera::Error::msg("the `scrollable` filter takes a string of HTML"))?;
+    Ok(Value::String(scroll_regions(html)))
+}
+
+/// Lets the wide blocks of an entry's (sanitized) HTML scroll sideways on their own and be
+/// scrolled from the keyboard: each `<table>` goes into a focusable `<div class="scroll">`,
+/// each `<pre>` becomes focusable. Only whole tags match: the sanitizer writes a `<` of text
+/// as `&lt;`, and quoted attribute values are skipped over.
+fn scroll_regions(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() + 128);
+    let mut rest = html;
+    while let Some(start) = rest.find('<') {
+        out.push_str(&rest[..start]);
+        let tag = &rest[start..start + tag_length(&rest[start..])];
+        out.push_str(match tag {
+            "<table>" => r#"<div class="scroll" tabindex="0"><table>"#,
+            "</table>" => "</table></div>",
+            "<pre>" => r#"<pre tabindex="0">"#,
+            other => other,
+        });
+        rest = &rest[start + tag.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The length of the tag `html` starts with: up to the first `>` outside a quoted
+/// attribute value, or all of `html` if there is none.
+fn tag_length(html: &str) -> usize {
+    let mut quote = None;
+    for (i, c) in html.char_indices() {
+        match (quote, c) {
+            (None, '>') => return i + 1,
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(open), c) if c == open => quote = None,
+            _ => {}
+        }
+    }
+    html.len()
+}
+
 fn entry_view<'a>(entry: &'a Entry, to_root: &str) -> EntryView<'a> {
     EntryView {
         id: &entry.id,
@@ -210,8 +484,42 @@ fn entry_view<'a>(entry: &'a Entry, to_root: &str) -> EntryView<'a> {
         url: &entry.url,
         date: entry.date_published(),
         date_display: entry.date.format("%B %-d, %Y").to_string(),
-        tags: &entry.tags,
+        tags: entry
+            .tags
+            .iter()
+            .map(|tag| TagView::new(tag, to_root))
+            .collect(),
         summary: entry.summary.as_deref(),
         content_html: &entry.content_html,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_blocks_scroll_on_their_own() {
+        let html = "<p>a &lt;table&gt;</p><table><tr><td>1</td></tr></table>\
+                    <pre><code>x</code></pre><img alt=\"<table>\" src=\"t.png\">";
+        assert_eq!(
+            scroll_regions(html),
+            "<p>a &lt;table&gt;</p><div class=\"scroll\" tabindex=\"0\"><table><tr><td>1</td></tr></table></div>\
+             <pre tabindex=\"0\"><code>x</code></pre><img alt=\"<table>\" src=\"t.png\">"
+        );
+    }
+
+    #[test]
+    fn the_accent_stays_readable_in_both_schemes() {
+        for hex in ["#ffd60a", "#6e56cf", "#000000", "#ffffff", "#2563eb"] {
+            let accent = Color::parse_hex(hex).unwrap();
+            for scheme in [LIGHT, DARK] {
+                let shade = Shade::new(accent, &scheme);
+                let text = Color::parse_hex(&shade.text).unwrap();
+                let soft = Color::parse_hex(&shade.soft).unwrap();
+                assert!(text.contrast(scheme.background) >= TEXT_CONTRAST, "{hex}");
+                assert!(text.contrast(soft) >= TEXT_CONTRAST, "{hex}");
+            }
+        }
     }
 }

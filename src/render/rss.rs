@@ -6,8 +6,9 @@ use rss::{CategoryBuilder, ChannelBuilder, GuidBuilder, ItemBuilder};
 use super::FeedInfo;
 use crate::content::Entry;
 
-/// The RSS document for `entries` (already limited and in feed order).
-pub fn render(info: &FeedInfo<'_>, entries: &[Entry]) -> Vec<u8> {
+/// The RSS document for `entries` (already limited and in feed order), with the
+/// channel fields of `info`: an org's whole changelog or one of its tags.
+pub fn render(info: &FeedInfo, entries: &[&Entry]) -> Vec<u8> {
     let items = entries
         .iter()
         .map(|entry| {
@@ -33,16 +34,16 @@ pub fn render(info: &FeedInfo<'_>, entries: &[Entry]) -> Vec<u8> {
         })
         .collect::<Vec<_>>();
     let self_link = Link {
-        href: info.rss_url.to_string(),
+        href: info.rss_url.clone(),
         rel: "self".to_string(),
         mime_type: Some("application/rss+xml".to_string()),
         ..Link::default()
     };
     let channel = ChannelBuilder::default()
-        .title(info.title.to_string())
-        .link(info.home_page_url.to_string())
-        .description(info.description.to_string())
-        .language(Some(info.language.to_string()))
+        .title(info.title.clone())
+        .link(info.home_page_url.clone())
+        .description(info.description.clone())
+        .language(Some(info.language.clone()))
         .last_build_date(entries.first().map(|newest| newest.date.to_rfc2822()))
         .generator(Some("shiplog".to_string()))
         .atom_ext(Some(AtomExtension {

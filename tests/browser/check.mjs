@@ -1,0 +1,440 @@
+// The browser proof of the changelog pages (run by tests/browser/run.sh after a build):
+//
+// - the embed example (examples/embed/) in Debian's Chromium at 320, 768 and 1280 px, light
+//   and dark: the entries render inside the iframe, nothing scrolls sideways, no console
+//   error, no request leaves localhost, links out of the changelog open a new tab, the
+//   auto-height message arrives and sizes the frame;
+// - the pages on their own: the same layout checks, `?theme=`, and that they work with
+//   JavaScript off;
+// - axe-core: no serious or critical violation on a changelog page, an entry page and a
+//   tag page, in both colour schemes;
+// - the Nu HTML checker: no error in any generated page (nor in the embed example);
+// - page weight: page 1 without its entries' own content stays under 12 KB.
+//
+// Screenshots go to target/screenshots/. Prints one line per check and closes with
+// `browser: N passed, M failed`; exits 1 if any check failed.
+//
+//   node tests/browser/check.mjs PUBLIC_DIR CONFIG_FILE
+
+import { execFile } from "node:child_process";
+import { mkdir, readFile, readdir } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+import { chromium } from "playwright-core";
+
+import { startServer } from "./server.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, "../..");
+const SCREENSHOTS = join(REPO, "target/screenshots");
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = await readFile(require.resolve("axe-core/axe.min.js"), "utf8");
+const VNU_JAR = require.resolve("vnu-jar/build/dist/vnu.jar");
+
+const WIDTHS = [320, 768, 1280];
+const SCHEMES = ["light", "dark"];
+const BACKGROUND = { light: "rgb(255, 255, 255)", dark: "rgb(15, 17, 23)" };
+const WEIGHT_BUDGET = 12 * 1024;
+const EMBEDDED_ORG = "acme";
+
+// --- a tiny harness ---------------------------------------------------------------
+
+let passed = 0;
+let failed = 0;
+
+function check(name, ok, detail = "") {
+  if (ok) {
+    passed += 1;
+    console.log(`ok   ${name}${detail ? "  " + detail : ""}`);
+  } else {
+    failed += 1;
+    console.log(`FAIL ${name}${detail ? "\n       " + detail : ""}`);
+  }
+}
+
+async function attempt(name, body) {
+  try {
+    await body();
+  } catch (error) {
+    check(name, false, String(error && error.stack ? error.stack : error));
+  }
+}
+
+// --- helpers ----------------------------------------------------------------------
+
+async function htmlFiles(dir) {
+  const found = [];
+  for (const item of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, item.name);
+    if (item.isDirectory()) found.push(...(await htmlFiles(path)));
+    else if (item.name.endsWith(".html")) found.push(path);
+  }
+  return found.sort();
+}
+
+function isLocal(url) {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === "data:" || protocol === "about:" || protocol === "blob:") return true;
+  return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "127.0.0.1";
+}
+
+/** A page that records console errors, page errors and requests that leave localhost. */
+async function watchedPage(context) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  await page.route("**/*", (route) => {
+    const url = route.request().url();
+    if (isLocal(url)) return route.continue();
+    problems.push(`request left localhost: ${url}`);
+    return route.abort();
+  });
+  return { page, problems };
+}
+
+/** Sideways overflow of a frame's document, in pixels (0 when nothing scrolls sideways). */
+function overflowX(frame) {
+  return frame.evaluate(() => {
+    const root = document.documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
+}
+
+/** Elements wider than the viewport, for a readable failure message. */
+function tooWide(frame) {
+  return frame.evaluate(() =>
+    [...document.querySelectorAll("body *")]
+      .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+      .slice(0, 5)
+      .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
+  );
+}
+
+function pageBackground(frame) {
+  return frame.evaluate(() => getComputedStyle(document.body).backgroundColor);
+}
+
+/**
+ * A screenshot of the whole page. The viewport is stretched to the page's height first:
+ * Chromium does not paint an iframe from another site beyond the viewport in a full-page
+ * capture.
+ */
+async function fullScreenshot(page, name) {
+  const { width } = page.viewportSize();
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.setViewportSize({ width, height });
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: join(SCREENSHOTS, name) });
+}
+
+// --- the checks -------------------------------------------------------------------
+
+async function embedChecks(browser, origin, feed) {
+  const expectedTitles = feed.items.map((item) => item.title);
+  for (const scheme of SCHEMES) {
+    for (const width of WIDTHS) {
+      const label = `embed ${width}px ${scheme}`;
+      await attempt(label, async () => {
+        const context = await browser.newContext({
+          viewport: { width, height: 900 },
+          colorScheme: scheme,
+        });
+        await context.addInitScript(() => {
+          window.__heights = [];
+          window.addEventListener("message", (event) => {
+            if (event.data && event.data.type === "shiplog:height") window.__heights.push(event.data);
+          });
+        });
+        const { page, problems } = await watchedPage(context);
+        await page.goto(origin + "/", { waitUntil: "load" });
+        const iframe = page.locator("iframe#changelog");
+        const frame = await (await iframe.elementHandle()).contentFrame();
+        await frame.waitForLoadState("load");
+        await page.waitForFunction(() => window.__heights.length > 0, null, { timeout: 10000 });
+        await page.waitForTimeout(300);
+
+        const titles = await frame.locator("article.entry h2").allInnerTexts();
+        check(
+          `${label}: entries render inside the iframe`,
+          titles.length > 0 &&
+            titles.every((title, i) => title === expectedTitles[i]) &&
+            (await frame.locator("article.entry").first().isVisible()),
+          `${titles.length} entries`,
+        );
+        check(
+          `${label}: the frame shows the ${scheme} scheme`,
+          (await pageBackground(frame)) === BACKGROUND[scheme],
+          await pageBackground(frame),
+        );
+        const frameOverflow = await overflowX(frame);
+        check(
+          `${label}: no horizontal scroll in the frame`,
+          frameOverflow <= 0,
+          frameOverflow > 0 ? `${frameOverflow}px too wide: ${await tooWide(frame)}` : "",
+        );
+        check(`${label}: no horizontal scroll on the host page`, (await overflowX(page.mainFrame())) <= 0);
+
+        const heights = await page.evaluate(() => window.__heights);
+        const last = heights[heights.length - 1];
+        const frameHeight = await iframe.evaluate((el) => el.getBoundingClientRect().height);
+        const inner = await frame.evaluate(() => ({
+          scroll: document.documentElement.scrollHeight,
+          client: document.documentElement.clientHeight,
+        }));
+        check(
+          `${label}: the auto-height message arrives and sizes the frame`,
+          last.height > 0 && Math.abs(frameHeight - last.height) <= 1 && inner.scroll <= inner.client + 1,
+          `height ${last.height}px (frame ${Math.round(frameHeight)}px, content ${inner.scroll}px)`,
+        );
+
+        const links = await frame.locator(".content a[href], .feeds a[href]").evaluateAll((all) =>
+          all.map((a) => ({ href: a.href, target: a.target, rel: a.rel })),
+        );
+        check(
+          `${label}: every link out of the changelog opens a new tab (target=_blank, rel=noopener)`,
+          links.length > 0 && links.every((l) => l.target === "_blank" && /\bnoopener\b/.test(l.rel)),
+          `${links.length} links`,
+        );
+        const entryLink = frame.locator(".content a[href]").first();
+        const href = await entryLink.evaluate((a) => a.href);
+        const frameUrl = frame.url();
+        const [popup] = await Promise.all([context.waitForEvent("page"), entryLink.click()]);
+        await popup.waitForLoadState("domcontentloaded").catch(() => {});
+        check(
+          `${label}: an entry's link opens in a new tab, the frame stays`,
+          popup.url() === href && frame.url() === frameUrl,
+          `${href}`,
+        );
+        await popup.close();
+
+        await fullScreenshot(page, `embed-${width}-${scheme}.png`);
+        check(`${label}: no console error, no request outside localhost`, problems.length === 0, problems.join("; "));
+        await context.close();
+      });
+    }
+  }
+}
+
+async function pageChecks(browser, pages) {
+  for (const scheme of SCHEMES) {
+    for (const width of [320, 1280]) {
+      for (const [name, path] of pages) {
+        const label = `${name} ${width}px ${scheme}`;
+        await attempt(label, async () => {
+          const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme });
+          const { page, problems } = await watchedPage(context);
+          await page.goto(path, { waitUntil: "load" });
+          const overflow = await overflowX(page.mainFrame());
+          check(
+            `${label}: renders without horizontal scroll`,
+            (await page.locator("article.entry").count()) > 0 && overflow <= 0,
+            overflow > 0 ? `${overflow}px too wide: ${await tooWide(page.mainFrame())}` : "",
+          );
+          await fullScreenshot(page, `${name}-${width}-${scheme}.png`);
+          check(`${label}: no console error, no request outside localhost`, problems.length === 0, problems.join("; "));
+          await context.close();
+        });
+      }
+    }
+  }
+}
+
+async function themeParameterChecks(browser, orgOrigin) {
+  for (const [emulated, chosen] of [
+    ["light", "dark"],
+    ["dark", "light"],
+  ]) {
+    const label = `?theme=${chosen} under a ${emulated} system scheme`;
+    await attempt(label, async () => {
+      const context = await browser.newContext({ viewport: { width: 768, height: 900 }, colorScheme: emulated });
+      const { page, problems } = await watchedPage(context);
+      await page.goto(`${orgOrigin}/changelog/?theme=${chosen}`);
+      const internal = await page.locator("article.entry h2 a").first().getAttribute("href");
+      await page.locator(".pages a[rel=next]").click();
+      await page.waitForLoadState("load");
+      check(
+        `${label}: applies, and follows the changelog's own links`,
+        (await pageBackground(page.mainFrame())) === BACKGROUND[chosen] &&
+          internal.endsWith(`?theme=${chosen}`) &&
+          page.url().endsWith(`/changelog/page/2/?theme=${chosen}`),
+        `${await pageBackground(page.mainFrame())} at ${page.url()}`,
+      );
+      check(`${label}: no console error`, problems.length === 0, problems.join("; "));
+      await context.close();
+    });
+  }
+  await attempt("without JavaScript", async () => {
+    const context = await browser.newContext({ viewport: { width: 768, height: 900 }, javaScriptEnabled: false });
+    const { page } = await watchedPage(context);
+    await page.goto(`${orgOrigin}/changelog/`);
+    const entries = await page.locator("article.entry").count();
+    await page.locator(".pages a[rel=next]").click();
+    await page.waitForLoadState("load");
+    check(
+      "without JavaScript: entries render and pagination works",
+      entries > 0 && page.url().endsWith("/changelog/page/2/") && (await page.locator("article.entry").count()) > 0,
+      `${entries} entries on page 1`,
+    );
+    await context.close();
+  });
+}
+
+async function axeChecks(browser, pages) {
+  for (const scheme of SCHEMES) {
+    for (const [name, path] of pages) {
+      const label = `axe ${name} ${scheme}`;
+      await attempt(label, async () => {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme });
+        const page = await context.newPage();
+        await page.goto(path, { waitUntil: "load" });
+        await page.addScriptTag({ content: AXE_SOURCE });
+        const violations = await page.evaluate(async () => (await window.axe.run(document)).violations);
+        const summary = violations.map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
+        const blocking = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+        check(
+          `${label}: no serious or critical violation`,
+          blocking.length === 0,
+          summary.length ? `all violations: ${summary.join(", ")}` : "no violation at all",
+        );
+        await context.close();
+      });
+    }
+  }
+}
+
+async function vnuCheck(publicDir) {
+  await attempt("vnu", async () => {
+    const files = [...(await htmlFiles(publicDir)), join(REPO, "examples/embed/index.html")];
+    const run = promisify(execFile);
+    let output;
+    try {
+      output = (await run("java", ["-jar", VNU_JAR, "--errors-only", "--format", "json", ...files], { maxBuffer: 1 << 26 }))
+        .stderr;
+    } catch (error) {
+      output = error.stderr;
+      if (!output) throw error;
+    }
+    const messages = JSON.parse(output).messages.filter((m) => m.type === "error" || m.subType === "fatal");
+    check(
+      `vnu: zero errors in ${files.length} pages`,
+      messages.length === 0,
+      messages
+        .slice(0, 20)
+        .map((m) => `${m.url.replace("file:" + REPO + "/", "")}:${m.lastLine}: ${m.message}`)
+        .join("\n       "),
+    );
+  });
+}
+
+/**
+ * Page 1 of each org without its entries' own content (what the entry files hold: title,
+ * summary, tags and body) stays under the budget: styles, script, header, navigation and
+ * the markup around each entry all count.
+ */
+async function weightChecks(publicDir) {
+  const bytes = (text) => Buffer.byteLength(text || "");
+  for (const org of (await readdir(publicDir)).sort()) {
+    await attempt(`page weight ${org}`, async () => {
+      const html = await readFile(join(publicDir, org, "changelog/index.html"), "utf8");
+      const feed = JSON.parse(await readFile(join(publicDir, org, "changelog/feed.json"), "utf8"));
+      const ids = [...html.matchAll(/<article class="entry" id="([^"]+)"/g)].map((m) => m[1]);
+      const own = feed.items
+        .filter((item) => ids.includes(item.id))
+        .reduce(
+          (sum, item) => sum + bytes(item.content_html) + bytes(item.title) + bytes(item.summary) + bytes(item.tags.join("")),
+          0,
+        );
+      const total = bytes(html);
+      const part = (open, close) => bytes(html.slice(html.indexOf(open), html.indexOf(close) + close.length));
+      const articles = [...html.matchAll(/<article[\s\S]*?<\/article>/g)].reduce((sum, m) => sum + bytes(m[0]), 0);
+      check(
+        `page weight ${org}: page 1 without its ${ids.length} entries' own content is under 12 KB`,
+        ids.length > 0 && total - own < WEIGHT_BUDGET,
+        `${total - own} bytes (page ${total}, entries' own content ${own}; style ${part("<style>", "</style>")}, ` +
+          `script ${part("<script>", "</script>")}, everything outside the entries ${total - articles}, ` +
+          `markup around each entry ${Math.round((articles - own) / ids.length)})`,
+      );
+    });
+  }
+}
+
+/** Page 1 asks the server for nothing but itself and the entries' images. */
+async function requestCheck(browser, orgOrigin) {
+  await attempt("requests", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const requests = [];
+    page.on("request", (request) => requests.push(request));
+    await page.goto(`${orgOrigin}/changelog/`, { waitUntil: "load" });
+    const others = requests.filter((r) => r.resourceType() !== "image" && r.url() !== `${orgOrigin}/changelog/`);
+    check(
+      "page 1 loads no stylesheet, script, font or other file of its own",
+      others.length === 0,
+      others.map((r) => `${r.resourceType()} ${r.url()}`).join(", "),
+    );
+    await context.close();
+  });
+}
+
+// --- main -------------------------------------------------------------------------
+
+async function main() {
+  const [publicDir, configFile] = process.argv.slice(2);
+  if (!publicDir || !configFile) {
+    console.error("usage: node tests/browser/check.mjs PUBLIC_DIR CONFIG_FILE");
+    process.exit(2);
+  }
+  const orgUrl = /^org_url:\s*(\S+)/m.exec(await readFile(configFile, "utf8"))[1];
+  const port = Number(new URL(orgUrl.replace("{org}", "x")).port);
+  const origin = `http://localhost:${port}`;
+  const orgOrigin = orgUrl.replace("{org}", EMBEDDED_ORG);
+  await mkdir(SCREENSHOTS, { recursive: true });
+
+  const server = await startServer({ publicDir, port });
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox"],
+  });
+  try {
+    const feed = JSON.parse(await readFile(join(publicDir, EMBEDDED_ORG, "changelog/feed.json"), "utf8"));
+    const entry = new URL(feed.items.find((item) => /<(pre|table|img)\b/.test(item.content_html)).url).pathname;
+    const tag = feed.items[0].tags[0];
+    const pages = [
+      ["changelog", `${orgOrigin}/changelog/`],
+      ["changelog-page-2", `${orgOrigin}/changelog/page/2/`],
+      ["entry", orgOrigin + entry],
+      ["tag", `${orgOrigin}/changelog/tags/${encodeURIComponent(tag)}/`],
+    ];
+    const otherOrgs = (await readdir(publicDir))
+      .filter((org) => org !== EMBEDDED_ORG)
+      .sort()
+      .map((org) => [`${org}-changelog`, `${orgUrl.replace("{org}", org)}/changelog/`]);
+    await embedChecks(browser, origin, feed);
+    await pageChecks(browser, [...pages, ...otherOrgs]);
+    await themeParameterChecks(browser, orgOrigin);
+    await requestCheck(browser, orgOrigin);
+    await axeChecks(browser, [...pages.filter(([name]) => name !== "changelog-page-2"), ...otherOrgs]);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  await vnuCheck(publicDir);
+  await weightChecks(publicDir);
+  console.log(`screenshots in ${SCREENSHOTS.replace(REPO + "/", "")}/`);
+  console.log(`browser: ${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 && passed > 0 ? 0 : 1);
+}
+
+try {
+  await main();
+} catch (error) {
+  check("the browser checks ran to the end", false, String(error && error.stack ? error.stack : error));
+  console.log(`browser: ${passed} passed, ${failed} failed`);
+  process.exit(1);
+}
