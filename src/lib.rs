@@ -9,6 +9,7 @@ pub mod config;
 pub mod content;
 pub mod error;
 pub mod render;
+pub mod scaffold;
 mod text;
 mod yaml;
 

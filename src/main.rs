@@ -1,17 +1,25 @@
 //! `shiplog`: the command line. It parses flags, calls the library and turns its errors
 //! into messages and exit codes: 1 for problems in the content, 2 for usage errors.
 
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap_complete::Shell;
 use shiplog::{Error, SiteConfig};
+
+const EXAMPLES: &str = "Examples:
+  shiplog new acme \"Faster CSV exports\" --tags feature,exports
+  shiplog check
+  shiplog generate --output public
+  shiplog keys new --org acme --name ci-dashboard";
 
 /// Turn a folder of Markdown changelog entries into embeddable pages and feeds.
 #[derive(Parser)]
-#[command(name = "shiplog", version, about, propagate_version = true)]
+#[command(name = "shiplog", version, about, propagate_version = true, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -24,9 +32,49 @@ enum Command {
         after_help = "Examples:\n  shiplog generate\n  shiplog generate --content content --output public --now 2026-11-01T00:00:00Z"
     )]
     Generate(GenerateArgs),
+    /// Create a new entry, and the organization's folder if it is new.
+    #[command(
+        after_help = "Examples:\n  shiplog new acme \"Faster CSV exports\" --tags feature,exports\n  shiplog new acme \"New dashboard\" --bundle --date 2026-12-01"
+    )]
+    New(NewArgs),
     /// Manage the API keys of shiplog-api.
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Example:\n  shiplog completions bash > ~/.local/share/bash-completion/completions/shiplog"
+    )]
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the manual page (roff).
+    #[command(after_help = "Example:\n  shiplog man > shiplog.1 && man ./shiplog.1")]
+    Man,
+}
+
+#[derive(Args)]
+struct NewArgs {
+    /// The organization's slug; its folder is made when it is new.
+    org: String,
+    /// The entry's title; the file is named after it.
+    title: String,
+    /// Comma-separated tags.
+    #[arg(long, value_name = "TAGS", value_delimiter = ',')]
+    tags: Vec<String>,
+    /// Publication time: RFC 3339 or YYYY-MM-DD [default: now].
+    #[arg(long, value_name = "DATE")]
+    date: Option<String>,
+    /// Make a folder `<id>/index.md` that can hold the entry's images.
+    #[arg(long)]
+    bundle: bool,
+    /// Mark the entry as a draft.
+    #[arg(long)]
+    draft: bool,
+    /// Content folder: one sub-folder per organization.
+    #[arg(long, value_name = "DIR", default_value = "content")]
+    content: PathBuf,
 }
 
 #[derive(Subcommand)]
@@ -83,7 +131,20 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Generate(args) => generate(args),
+        Command::New(args) => new_entry(args),
         Command::Keys(KeysCommand::New(args)) => keys_new(args),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "shiplog", &mut script);
+            write_stdout(&script)
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut page)
+                .expect("rendering to memory cannot fail");
+            write_stdout(&page)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -113,9 +174,36 @@ fn generate(args: GenerateArgs) -> Result<(), Error> {
     Ok(())
 }
 
+fn new_entry(args: NewArgs) -> Result<(), Error> {
+    let tags = args
+        .tags
+        .iter()
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect();
+    let request = shiplog::scaffold::NewEntry {
+        content: &args.content,
+        org: &args.org,
+        title: &args.title,
+        tags,
+        date: args.date.as_deref(),
+        bundle: args.bundle,
+        draft: args.draft,
+    };
+    let created = shiplog::scaffold::new_entry(&request, Utc::now())?;
+    if let Some(settings) = &created.org_settings {
+        eprintln!(
+            "created organization `{}` with {}",
+            args.org,
+            settings.display()
+        );
+    }
+    write_stdout(format!("{}\n", created.path.display()).as_bytes())
+}
+
 fn keys_new(args: KeysNewArgs) -> Result<(), Error> {
     let made = shiplog::api::new_key(&args.keys, &args.content, &args.org, &args.name)?;
-    println!("{}", made.key);
+    write_stdout(format!("{}\n", made.key).as_bytes())?;
     let name = args.name.trim();
     let file = made.keys_file.display();
     if made.created {
@@ -133,6 +221,31 @@ fn keys_new(args: KeysNewArgs) -> Result<(), Error> {
     Ok(())
 }
 
+/// Writes data to standard output. A closed pipe (`shiplog man | head`) ends the program
+/// quietly with success, as other Unix tools do.
+fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(source) => Err(Error::Write {
+            path: PathBuf::from("<stdout>"),
+            source,
+        }),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// `error:`, in red when standard error is a terminal and `NO_COLOR` is not set.
+fn error_label() -> &'static str {
+    let colour = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    if colour {
+        "\x1b[1;31merror:\x1b[0m"
+    } else {
+        "error:"
+    }
+}
+
 /// Prints an error with its whole cause chain and picks the exit code.
 fn report(error: &Error) -> ExitCode {
     match error {
@@ -142,15 +255,18 @@ fn report(error: &Error) -> ExitCode {
             }
             let count = problems.as_slice().len();
             let plural = if count == 1 { "" } else { "s" };
-            eprintln!("error: {count} problem{plural} found; nothing was written");
+            eprintln!(
+                "{} {count} problem{plural} found; nothing was written",
+                error_label()
+            );
             ExitCode::from(1)
         }
         Error::Usage(message) => {
-            eprintln!("error: {message}");
+            eprintln!("{} {message}", error_label());
             ExitCode::from(2)
         }
         other => {
-            eprintln!("error: {other}");
+            eprintln!("{} {other}", error_label());
             let mut cause = std::error::Error::source(other);
             while let Some(inner) = cause {
                 eprintln!("  caused by: {inner}");

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_yaml::Value;
 
 use crate::error::Problem;
@@ -74,6 +75,11 @@ pub fn parse_mapping<'a>(
         first_line,
         fields,
     })
+}
+
+/// Writes `value` as a YAML document (without the leading `---`), for files shiplog creates.
+pub fn to_string<T: Serialize>(value: &T) -> String {
+    serde_yaml::to_string(value).expect("plain strings and lists always serialize")
 }
 
 /// Parses a whole YAML file into `T` (for nested documents such as the keys file); the

@@ -1,0 +1,182 @@
+//! `shiplog new`: a new entry file with its front matter filled in, and the org folder with
+//! its `_org.yaml` when the org is new.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+
+use crate::config::SiteConfig;
+use crate::content::{check_id, check_slug, parse_date, OrgSettings};
+use crate::error::{Error, Result};
+use crate::yaml;
+
+/// Longest file name (without `.md`) made from a title.
+const MAX_SLUG_LEN: usize = 60;
+
+/// What `shiplog new` is asked to make.
+pub struct NewEntry<'a> {
+    pub content: &'a Path,
+    pub org: &'a str,
+    pub title: &'a str,
+    pub tags: Vec<String>,
+    /// The entry's `date` as the user wrote it; the current time when absent.
+    pub date: Option<&'a str>,
+    /// Make `<id>/index.md`, a folder that can hold the entry's images, instead of `<id>.md`.
+    pub bundle: bool,
+    pub draft: bool,
+}
+
+/// What `shiplog new` made.
+pub struct Created {
+    /// The new entry file.
+    pub path: PathBuf,
+    /// The `_org.yaml` of a new org, when one was made.
+    pub org_settings: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct FrontMatter<'a> {
+    title: &'a str,
+    date: String,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    tags: &'a [String],
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    draft: bool,
+}
+
+#[derive(Serialize)]
+struct OrgFile<'a> {
+    title: &'a str,
+    description: &'a str,
+    language: &'a str,
+}
+
+/// Creates the entry (and the org folder when new). Never overwrites a file.
+pub fn new_entry(request: &NewEntry<'_>, now: DateTime<Utc>) -> Result<Created> {
+    check_slug(request.org).map_err(Error::Usage)?;
+    let title = request.title.trim();
+    if title.is_empty() || title.chars().any(char::is_control) {
+        return Err(Error::Usage("the title must be one non-empty line".into()));
+    }
+    let id = slugify(title);
+    if id.is_empty() {
+        return Err(Error::Usage(format!(
+            "the title `{title}` has no letters or digits to name the file after"
+        )));
+    }
+    check_id(&id).map_err(|e| Error::Usage(format!("{e}; choose another title")))?;
+    let date = match request.date {
+        Some(text) => {
+            parse_date(text).map_err(Error::Usage)?;
+            text.trim().to_string()
+        }
+        None => now.to_rfc3339_opts(SecondsFormat::Secs, true),
+    };
+    if let Some(tag) = request
+        .tags
+        .iter()
+        .find(|t| t.chars().any(char::is_control))
+    {
+        return Err(Error::Usage(format!("tag {tag:?} must be one line")));
+    }
+
+    let folder = request.content.join(request.org);
+    let (flat, bundled) = (
+        folder.join(format!("{id}.md")),
+        folder.join(&id).join("index.md"),
+    );
+    if let Some(existing) = [&flat, &bundled].into_iter().find(|p| p.exists()) {
+        return Err(Error::Usage(format!(
+            "refusing to overwrite {}: choose another title",
+            existing.display()
+        )));
+    }
+    let path = if request.bundle { bundled } else { flat };
+
+    let org_settings = if folder.exists() {
+        None
+    } else {
+        let settings_path = folder.join("_org.yaml");
+        let defaults = OrgSettings::defaults(request.org, &SiteConfig::default());
+        let settings = yaml::to_string(&OrgFile {
+            title: &defaults.title,
+            description: &defaults.description,
+            language: &defaults.language,
+        });
+        write_new(&settings_path, &settings)?;
+        Some(settings_path)
+    };
+
+    let front_matter = yaml::to_string(&FrontMatter {
+        title,
+        date,
+        tags: &request.tags,
+        draft: request.draft,
+    });
+    let text = format!("---\n{front_matter}---\nDescribe the change: what is new, who it is for, and how to use it.\n");
+    write_new(&path, &text)?;
+    Ok(Created { path, org_settings })
+}
+
+/// Creates `path` (and its folders) with `text`; fails if it exists.
+fn write_new(path: &Path, text: &str) -> Result<()> {
+    let write_error = |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder).map_err(write_error)?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|source| {
+            if source.kind() == std::io::ErrorKind::AlreadyExists {
+                Error::Usage(format!("refusing to overwrite {}", path.display()))
+            } else {
+                write_error(source)
+            }
+        })?;
+    file.write_all(text.as_bytes()).map_err(write_error)
+}
+
+/// A file name from a title: transliterated to ASCII, lowercase letters and digits, runs of
+/// anything else turned into one `-`, at most 60 characters, cut at a word boundary.
+pub fn slugify(title: &str) -> String {
+    let ascii = deunicode::deunicode(title);
+    let mut slug = String::with_capacity(ascii.len());
+    for c in ascii.chars().map(|c| c.to_ascii_lowercase()) {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let mut slug = slug.trim_end_matches('-').to_string();
+    if slug.len() > MAX_SLUG_LEN {
+        let cut = slug[..MAX_SLUG_LEN].rfind('-').unwrap_or(MAX_SLUG_LEN);
+        slug.truncate(cut);
+    }
+    slug
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_from_titles() {
+        assert_eq!(
+            slugify("Webhooks: retries & backoff!"),
+            "webhooks-retries-backoff"
+        );
+        assert_eq!(slugify("  v2.0 — Faster exports "), "v2-0-faster-exports");
+        assert_eq!(slugify("Café crème"), "cafe-creme");
+        assert_eq!(slugify("¿?"), "");
+        let long = slugify(&"word ".repeat(30));
+        assert!(long.len() <= MAX_SLUG_LEN && !long.ends_with('-'));
+    }
+}
