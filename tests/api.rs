@@ -971,16 +971,17 @@ fn sighup_reloads_config_content_and_keys() {
 #[test]
 fn a_scheduled_entry_appears_when_its_date_passes() {
     let site = Site::new(Some("basic"));
-    // Whole milliseconds, as the entry file states it.
-    let due = chrono::DateTime::from_timestamp_millis(
-        (Utc::now() + chrono::Duration::seconds(4)).timestamp_millis(),
+    // Whole seconds: dates are stored (and publication judged) in whole seconds.
+    let due = chrono::DateTime::from_timestamp(
+        (Utc::now() + chrono::Duration::seconds(4)).timestamp(),
+        0,
     )
     .unwrap();
     write_entry(
         &site.content().join("acme/soon.md"),
         &format!(
             "title: Coming soon\ndate: {}\n",
-            due.to_rfc3339_opts(SecondsFormat::Millis, true)
+            due.to_rfc3339_opts(SecondsFormat::Secs, true)
         ),
         "Soon.\n",
     );

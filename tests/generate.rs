@@ -493,3 +493,24 @@ fn byte_order_marks_and_crlf_line_endings_work() {
         "{html}"
     );
 }
+
+#[test]
+fn an_output_path_that_is_a_file_is_refused_and_kept() {
+    let work = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("states/content"), &work.path().join("content"));
+    std::fs::write(work.path().join("afile"), "keep").unwrap();
+    let output = shiplog(
+        work.path(),
+        &["generate", "--output", "afile", "--now", NOW],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("afile")).unwrap(),
+        "keep"
+    );
+    let names: Vec<String> = std::fs::read_dir(work.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.contains("shiplog")), "{names:?}");
+}

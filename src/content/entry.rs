@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use chrono::{DateTime, NaiveDate, SecondsFormat, Timelike, Utc};
 use url::Url;
 
 use super::{front_matter, markdown};
@@ -21,7 +21,7 @@ pub struct Entry {
     /// Unique within the org; safe as a path segment.
     pub id: String,
     pub title: String,
-    /// Publication time, in UTC.
+    /// Publication time, in UTC, in whole seconds.
     pub date: DateTime<Utc>,
     pub tags: Vec<String>,
     /// Short plain-text teaser.
@@ -122,7 +122,9 @@ pub fn parse(
     };
 
     let draft = map.bool("draft", &mut problems).unwrap_or(false);
-    let summary = map.string("summary", &mut problems);
+    let summary = map
+        .string("summary", &mut problems)
+        .filter(|summary| !summary.trim().is_empty());
     if let (Some(summary), Some(field)) = (&summary, map.get("summary")) {
         if summary
             .chars()
@@ -179,12 +181,23 @@ pub fn parse_date(text: &str) -> Result<DateTime<Utc>, String> {
     let date = parsed.ok_or_else(|| {
         format!("`{text}` is not a valid date: use an RFC 3339 date-time like `2026-11-01T09:00:00+02:00`, or `2026-11-01`")
     })?;
+    // chrono represents a leap second as a nanosecond count past one second.
+    if date.timestamp_subsec_nanos() >= 1_000_000_000 {
+        return Err(format!(
+            "`{text}` is not a valid date: the seconds must be below 60"
+        ));
+    }
     let year = chrono::Datelike::year(&date);
     if !(1970..=9999).contains(&year) {
         return Err(format!(
             "`{text}` is out of range: dates must fall in the years 1970 to 9999"
         ));
     }
+    // Whole seconds, as every output shows them, so that entries shown with the same time
+    // are ordered by id.
+    let date = date
+        .with_nanosecond(0)
+        .expect("zero nanoseconds is always valid");
     Ok(date)
 }
 
@@ -252,8 +265,10 @@ mod tests {
             d.to_rfc3339_opts(SecondsFormat::Secs, true),
             "2026-11-01T00:00:00Z"
         );
-        assert!(parse_date("2026-11-01T09:00:00.250Z").is_ok());
+        let d = parse_date("2026-11-01T09:00:00.750Z").unwrap();
+        assert_eq!(d.timestamp_subsec_nanos(), 0, "stored in whole seconds");
         for bad in [
+            "2025-03-04T23:59:60Z",
             "2026-13-01",
             "yesterday",
             "2026-11-01 Europe/Paris",

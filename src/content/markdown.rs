@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd, TextMergeStream};
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, TextMergeStream};
 use url::Url;
 
 /// Renders `markdown` to sanitized HTML. Relative URLs resolve against `entry_url`;
@@ -17,18 +17,28 @@ pub fn to_html(markdown: &str, entry_url: &Url, entry_id: &str) -> String {
         | Options::ENABLE_GFM;
     let events = TextMergeStream::new(Parser::new_ext(markdown, options));
     let mut footnotes = FootnoteNames::new(entry_id);
-    let mut link_depth = 0usize;
+    // For each open link or image: whether its end is ours to write (see `open_link`).
+    let mut links: Vec<bool> = Vec::new();
     let mut in_code_block = false;
     let mut transformed = Vec::new();
     for event in events {
         match event {
+            Event::Start(Tag::Link {
+                dest_url, title, ..
+            }) if !dest_url.starts_with('#') => {
+                links.push(true);
+                transformed.push(open_link(&dest_url, &title));
+            }
             Event::Start(Tag::Link { .. } | Tag::Image { .. }) => {
-                link_depth += 1;
+                links.push(false);
                 transformed.push(event);
             }
             Event::End(TagEnd::Link | TagEnd::Image) => {
-                link_depth = link_depth.saturating_sub(1);
-                transformed.push(event);
+                if links.pop() == Some(true) {
+                    transformed.push(close_link());
+                } else {
+                    transformed.push(event);
+                }
             }
             Event::Start(Tag::CodeBlock(_)) => {
                 in_code_block = true;
@@ -38,7 +48,7 @@ pub fn to_html(markdown: &str, entry_url: &Url, entry_id: &str) -> String {
                 in_code_block = false;
                 transformed.push(event);
             }
-            Event::Text(text) if link_depth == 0 && !in_code_block => {
+            Event::Text(text) if links.is_empty() && !in_code_block => {
                 autolink(text, &mut transformed);
             }
             Event::TaskListMarker(done) => {
@@ -88,29 +98,36 @@ impl<'a> FootnoteNames<'a> {
     }
 }
 
-/// GitHub's extended autolinks: bare `https://`, `http://` and `www.` addresses in text.
+/// The start of a link that leaves the changelog: it opens outside an embedding frame.
+/// (In-page links, such as footnotes and `#section`, keep pulldown-cmark's plain `<a>`.)
+fn open_link(href: &str, title: &str) -> Event<'static> {
+    let mut html = String::from("<a href=\"");
+    pulldown_cmark_escape::escape_href(&mut html, href).expect("writing to a String");
+    if !title.is_empty() {
+        html.push_str("\" title=\"");
+        pulldown_cmark_escape::escape_html(&mut html, title).expect("writing to a String");
+    }
+    html.push_str("\" target=\"_blank\">");
+    Event::InlineHtml(CowStr::from(html))
+}
+
+fn close_link() -> Event<'static> {
+    Event::InlineHtml(CowStr::Borrowed("</a>"))
+}
+
+/// GitHub's extended autolinks: bare `https://`, `http://` and `www.` addresses, and email
+/// addresses, in text.
 fn autolink<'a>(text: CowStr<'a>, out: &mut Vec<Event<'a>>) {
     let mut rest: &str = &text;
     let mut found = false;
-    while let Some((start, end)) = next_bare_url(rest) {
+    while let Some((start, end, href)) = next_autolink(rest) {
         found = true;
         if start > 0 {
             out.push(Event::Text(CowStr::from(rest[..start].to_string())));
         }
-        let shown = &rest[start..end];
-        let href = if shown.starts_with("www.") {
-            format!("http://{shown}")
-        } else {
-            shown.to_string()
-        };
-        out.push(Event::Start(Tag::Link {
-            link_type: LinkType::Autolink,
-            dest_url: CowStr::from(href),
-            title: CowStr::Borrowed(""),
-            id: CowStr::Borrowed(""),
-        }));
-        out.push(Event::Text(CowStr::from(shown.to_string())));
-        out.push(Event::End(TagEnd::Link));
+        out.push(open_link(&href, ""));
+        out.push(Event::Text(CowStr::from(rest[start..end].to_string())));
+        out.push(close_link());
         rest = &rest[end..];
     }
     if !found {
@@ -118,6 +135,59 @@ fn autolink<'a>(text: CowStr<'a>, out: &mut Vec<Event<'a>>) {
     } else if !rest.is_empty() {
         out.push(Event::Text(CowStr::from(rest.to_string())));
     }
+}
+
+/// The next autolink in `text`: its byte range and the address it links to.
+fn next_autolink(text: &str) -> Option<(usize, usize, String)> {
+    let url = next_bare_url(text).map(|(start, end)| {
+        let shown = &text[start..end];
+        let href = if shown.starts_with("www.") {
+            format!("http://{shown}")
+        } else {
+            shown.to_string()
+        };
+        (start, end, href)
+    });
+    let email =
+        next_email(text).map(|(start, end)| (start, end, format!("mailto:{}", &text[start..end])));
+    match (url, email) {
+        (Some(u), Some(e)) => Some(if e.0 < u.0 { e } else { u }),
+        (u, e) => u.or(e),
+    }
+}
+
+/// The byte range of the next email address, by GitHub's rules: `local@domain.tld`, the
+/// local part of letters, digits and `.+-_`, the domain of dot-separated labels.
+fn next_email(text: &str) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let is_local = |b: u8| b.is_ascii_alphanumeric() || b"._+-".contains(&b);
+    let is_domain = |b: u8| b.is_ascii_alphanumeric() || b"._-".contains(&b);
+    let mut search_from = 0;
+    while let Some(at) = text[search_from..].find('@').map(|i| search_from + i) {
+        search_from = at + 1;
+        let start = bytes[..at]
+            .iter()
+            .rposition(|&b| !is_local(b))
+            .map_or(0, |i| i + 1);
+        let mut end = at
+            + 1
+            + bytes[at + 1..]
+                .iter()
+                .position(|&b| !is_domain(b))
+                .unwrap_or(bytes.len() - at - 1);
+        while end > at + 1 && bytes[end - 1] == b'.' {
+            end -= 1;
+        }
+        let domain = &text[at + 1..end];
+        let valid = start < at
+            && domain.contains('.')
+            && domain.split('.').all(|label| !label.is_empty())
+            && domain.ends_with(|c: char| c.is_ascii_alphanumeric());
+        if valid {
+            return Some((start, end));
+        }
+    }
+    None
 }
 
 /// The byte range of the next bare URL in `text`, by GitHub's rules: it starts a word, runs
@@ -167,14 +237,14 @@ fn next_bare_url(text: &str) -> Option<(usize, usize)> {
 }
 
 /// The sanitizer for one entry: a conservative allow-list, no scripts, no event handlers,
-/// only web and mail URL schemes, relative URLs resolved against the entry, and links that
-/// open outside an embedding frame.
+/// only web and mail URL schemes, relative URLs resolved against the entry; a `target` can
+/// only be `_blank`.
 fn sanitizer(entry_url: &Url) -> ammonia::Builder<'static> {
     let mut builder = ammonia::Builder::default();
     builder
         .url_relative(ammonia::UrlRelative::RewriteWithBase(entry_url.clone()))
         .link_rel(Some("noopener noreferrer"))
-        .set_tag_attribute_value("a", "target", "_blank")
+        .add_tag_attributes("a", ["target"])
         .add_tags(["input"])
         .add_tag_attributes("input", ["type", "checked", "disabled", "aria-label"])
         .add_tag_attributes("code", ["class"])
@@ -185,6 +255,8 @@ fn sanitizer(entry_url: &Url) -> ammonia::Builder<'static> {
         .attribute_filter(|element, attribute, value| {
             let keep = match (element, attribute) {
                 ("input", "type") => value == "checkbox",
+                // Only ever a new tab: content may not navigate the host page.
+                ("a", "target") => return Some(Cow::Borrowed("_blank")),
                 ("code", "class") => value.strip_prefix("language-").is_some_and(|lang| {
                     !lang.is_empty()
                         && lang
@@ -249,6 +321,29 @@ mod tests {
         assert!(!out.contains("script"), "{out}");
         assert!(!out.contains("onerror"), "{out}");
         assert!(!out.contains("javascript:"), "{out}");
+    }
+
+    #[test]
+    fn links_leave_the_frame_but_in_page_links_stay() {
+        let out = html("[out](https://example.org) [up](../v1/) [here](#top) Note[^1]. <a href=\"/x\" target=\"_top\">raw</a>\n\n[^1]: Foot.");
+        assert!(out.contains("<a href=\"https://example.org\" target=\"_blank\" rel=\"noopener noreferrer\">out</a>"), "{out}");
+        assert!(
+            out.contains("href=\"https://acme.example.com/changelog/v1/\" target=\"_blank\""),
+            "{out}"
+        );
+        assert!(out.contains("<a href=\"https://acme.example.com/changelog/v2/#top\" rel=\"noopener noreferrer\">here</a>"), "{out}");
+        assert!(out.contains("<a href=\"https://acme.example.com/changelog/v2/#fn-v2-1\" rel=\"noopener noreferrer\">1</a>"), "{out}");
+        assert!(
+            out.contains("target=\"_blank\" rel=\"noopener noreferrer\">raw</a>"),
+            "a raw target is forced to _blank: {out}"
+        );
+    }
+
+    #[test]
+    fn email_addresses_are_autolinked() {
+        let out = html("Write to support@acme.example.com. Not a@b or @home.");
+        assert!(out.contains("<a href=\"mailto:support@acme.example.com\" target=\"_blank\" rel=\"noopener noreferrer\">support@acme.example.com</a>."), "{out}");
+        assert_eq!(out.matches("<a ").count(), 1, "{out}");
     }
 
     #[test]

@@ -195,9 +195,10 @@ fn org_folders(content_dir: &Path, problems: &mut Vec<Problem>) -> Result<Vec<St
     Ok(slugs)
 }
 
-/// Collects the files of one org folder, in any sub-folder: `.md` files go to `files`, the
-/// rest (but `_org.yaml`) are returned as assets. Names starting with `.` or `_` are skipped;
-/// links may not lead out of the content folder.
+/// Collects the files of one org folder, in any sub-folder: `.md` files (any case) go to
+/// `files`, the rest (but names starting with `_`, like `_org.yaml`) are returned as
+/// assets. Names starting with `.`, and folders starting with `_`, are skipped; links may not
+/// lead out of the content folder.
 fn org_files(
     folder: &Path,
     root: &Path,
@@ -213,7 +214,7 @@ fn org_files(
         .into_iter()
         .filter_entry(|item| {
             let name = item.file_name().to_string_lossy();
-            !(name.starts_with('.') || name.starts_with('_'))
+            !(name.starts_with('.') || (name.starts_with('_') && item.file_type().is_dir()))
         });
     for item in walker {
         let item = match item {
@@ -247,12 +248,19 @@ fn org_files(
             problems.push(Problem::file(path, "the name is not valid UTF-8"));
             continue;
         };
-        if let Some(stem) = name.strip_suffix(".md") {
+        let stem = name
+            .len()
+            .checked_sub(3)
+            .filter(|&cut| name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case(".md"))
+            .map(|cut| &name[..cut]);
+        if let Some(stem) = stem {
             files.push(EntryFile {
                 org,
                 path: path.to_path_buf(),
                 default_id: stem.to_string(),
             });
+        } else if name.starts_with('_') {
+            continue;
         } else if let Ok(relative) = path.strip_prefix(folder) {
             assets.push(Asset {
                 source: path.to_path_buf(),

@@ -88,6 +88,11 @@ impl OrgSettings {
                     .and_then(|text| Color::parse_hex(text.trim())),
             },
         };
+        if let Some(field) = map.get("title") {
+            if field.value.as_str().is_some_and(|t| t.trim().is_empty()) {
+                problems.push(map.problem(field, "`title` must not be empty"));
+            }
+        }
         for key in ["title", "description"] {
             if let Some(field) = map.get(key) {
                 let value = field.value.as_str().unwrap_or_default();

@@ -209,6 +209,12 @@ pub fn build(
 /// Writes `files` into a fresh folder beside `output`, then swaps it in. On any error the
 /// temporary folder is removed and `output` is left as it was.
 pub fn write_atomically(output: &Path, files: &[OutputFile]) -> Result<()> {
+    if output.exists() && !output.is_dir() {
+        return Err(Error::Usage(format!(
+            "output {} is a file, not a folder",
+            output.display()
+        )));
+    }
     let write_error = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Write { path, source }
