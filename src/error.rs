@@ -59,6 +59,11 @@ impl Problems {
     pub fn as_slice(&self) -> &[Problem] {
         &self.0
     }
+
+    /// The problems, to add more to.
+    pub fn into_vec(self) -> Vec<Problem> {
+        self.0
+    }
 }
 
 impl fmt::Display for Problems {
@@ -112,6 +117,27 @@ impl Error {
             Ok(())
         } else {
             Err(Error::Invalid(Problems::new(problems)))
+        }
+    }
+
+    /// Every problem as one line: `path:line:column: message` for problems in the input,
+    /// the message and its causes otherwise.
+    pub fn problem_lines(&self) -> Vec<String> {
+        match self {
+            Error::Invalid(problems) => problems
+                .as_slice()
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+            other => {
+                let mut line = other.to_string();
+                let mut cause = std::error::Error::source(other);
+                while let Some(inner) = cause {
+                    line.push_str(&format!(": {inner}"));
+                    cause = inner.source();
+                }
+                vec![line]
+            }
         }
     }
 }

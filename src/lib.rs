@@ -10,7 +10,10 @@ pub mod content;
 pub mod error;
 pub mod render;
 pub mod scaffold;
+pub mod serve;
+mod server;
 mod text;
+mod watch;
 mod yaml;
 
 pub use config::SiteConfig;
@@ -20,16 +23,40 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
-/// Loads `content` and builds the static site into `output` as of `now`: what
-/// `shiplog generate` does. Refuses an output folder that holds the content or the
-/// working directory, since the build replaces the output folder as a whole.
+/// Reads the site settings at `config` and the content folder together, reporting the
+/// problems of both at once. A missing `config` gives the defaults unless `config_required`.
+/// Every command that needs an index starts here.
+pub fn load(
+    content: &Path,
+    config: &Path,
+    config_required: bool,
+) -> Result<(SiteConfig, content::Index)> {
+    let (site, mut problems) = match SiteConfig::load(config, config_required) {
+        Ok(site) => (site, Vec::new()),
+        // Go on with the defaults, so the content's problems are reported too.
+        Err(Error::Invalid(found)) => (SiteConfig::default(), found.into_vec()),
+        Err(other) => return Err(other),
+    };
+    match content::load(content, &site) {
+        Ok(index) => Error::check(problems).map(|()| (site, index)),
+        Err(Error::Invalid(found)) => {
+            problems.extend(found.into_vec());
+            Err(Error::Invalid(Problems::new(problems)))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// Builds the static site from `index` into `output` as of `now`: what `shiplog generate`
+/// does after [`load`]. Refuses an output folder that holds the content or the working
+/// directory, since the build replaces the output folder as a whole.
 pub fn generate(
+    site: &SiteConfig,
+    index: &content::Index,
     content: &Path,
     output: &Path,
-    site: &SiteConfig,
     now: DateTime<Utc>,
 ) -> Result<render::Summary> {
-    let index = content::load(content, site)?;
     if let Ok(output_real) = output.canonicalize() {
         let content_real = content.canonicalize().unwrap_or_default();
         let cwd = std::env::current_dir().unwrap_or_default();
@@ -40,5 +67,5 @@ pub fn generate(
             )));
         }
     }
-    render::build(&index, site, output, now)
+    render::build(index, site, output, now)
 }

@@ -9,7 +9,7 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
-use shiplog::{Error, SiteConfig};
+use shiplog::Error;
 
 const EXAMPLES: &str = "Examples:
   shiplog new acme \"Faster CSV exports\" --tags feature,exports
@@ -32,6 +32,12 @@ enum Command {
         after_help = "Examples:\n  shiplog generate\n  shiplog generate --content content --output public --now 2026-11-01T00:00:00Z"
     )]
     Generate(GenerateArgs),
+    /// Preview the site: build it into a temporary folder, serve each organization at
+    /// http://<org>.localhost:<port>/ and rebuild (and reload the open page) on every change.
+    #[command(
+        after_help = "The list of organizations is at http://localhost:<port>/. SIGTERM or Ctrl-C stop the server.\n\nExamples:\n  shiplog serve\n  shiplog serve --port 0 --content content --config shiplog.yaml"
+    )]
+    Serve(ServeArgs),
     /// Create a new entry, and the organization's folder if it is new.
     #[command(
         after_help = "Examples:\n  shiplog new acme \"Faster CSV exports\" --tags feature,exports\n  shiplog new acme \"New dashboard\" --bundle --date 2026-12-01"
@@ -121,6 +127,22 @@ struct GenerateArgs {
     quiet: bool,
 }
 
+#[derive(Args)]
+struct ServeArgs {
+    /// Port to listen on; 0 picks a free port.
+    #[arg(long, value_name = "PORT", default_value_t = 8080)]
+    port: u16,
+    /// Content folder: one sub-folder per organization.
+    #[arg(long, value_name = "DIR", default_value = "content")]
+    content: PathBuf,
+    /// Site settings [default: shiplog.yaml, if present]; themes are looked up beside it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+}
+
 fn parse_now(text: &str) -> Result<DateTime<Utc>, String> {
     DateTime::parse_from_rfc3339(text)
         .map(|t| t.with_timezone(&Utc))
@@ -131,6 +153,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Generate(args) => generate(args),
+        Command::Serve(args) => serve(args),
         Command::New(args) => new_entry(args),
         Command::Keys(KeysCommand::New(args)) => keys_new(args),
         Command::Completions { shell } => {
@@ -158,9 +181,9 @@ fn generate(args: GenerateArgs) -> Result<(), Error> {
         .config
         .clone()
         .unwrap_or_else(|| PathBuf::from("shiplog.yaml"));
-    let site = SiteConfig::load(&config_path, args.config.is_some())?;
+    let (site, index) = shiplog::load(&args.content, &config_path, args.config.is_some())?;
     let now = args.now.unwrap_or_else(Utc::now);
-    let summary = shiplog::generate(&args.content, &args.output, &site, now)?;
+    let summary = shiplog::generate(&site, &index, &args.content, &args.output, now)?;
     if !args.quiet {
         eprintln!(
             "built {} organizations, {} published entries, {} files into {} in {} ms",
@@ -172,6 +195,17 @@ fn generate(args: GenerateArgs) -> Result<(), Error> {
         );
     }
     Ok(())
+}
+
+fn serve(args: ServeArgs) -> Result<(), Error> {
+    let settings = shiplog::serve::Settings {
+        content: args.content,
+        config_required: args.config.is_some(),
+        config: args.config.unwrap_or_else(|| PathBuf::from("shiplog.yaml")),
+        bind: args.bind,
+        port: args.port,
+    };
+    shiplog::serve::run(settings, std::sync::Arc::new(|event| eprintln!("{event}")))
 }
 
 fn new_entry(args: NewArgs) -> Result<(), Error> {

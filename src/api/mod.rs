@@ -11,7 +11,6 @@ pub mod auth;
 pub mod listing;
 mod reload;
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,15 +22,14 @@ use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
 use serde::Serialize;
-use tokio::net::TcpListener;
 
 pub use auth::{new_key, ApiKey, Keys, NewKey, RateLimiter};
 
 use crate::config::SiteConfig;
 use crate::content::Index;
 use crate::error::{Error, Result};
+use crate::server::{Server, Shutdown};
 
 /// Path of the health check.
 pub const HEALTH_PATH: &str = "/healthz";
@@ -200,10 +198,8 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
     };
     warn_about_keys(&keys, &index, &log);
 
-    let listener = bind(&settings.listen).await?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| Error::Usage(format!("cannot listen on {}: {e}", settings.listen)))?;
+    let server = Server::bind(&settings.listen, settings.header_read_timeout).await?;
+    let addr = server.addr();
     let shared = Arc::new(Shared {
         content: ArcSwap::from_pointee(Snapshot { site, index }),
         keys: ArcSwap::from_pointee(keys),
@@ -221,66 +217,22 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
         });
     }
 
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(settings.header_read_timeout)
-        .keep_alive(true);
-    let signal = loop {
-        tokio::select! {
-            signal = shutdown.next() => break signal,
-            accepted = listener.accept() => {
-                let (stream, _peer) = match accepted {
-                    Ok(accepted) => accepted,
-                    Err(e) => {
-                        log(Event::Warning { message: format!("accepting a connection failed: {e}") });
-                        // Out of file descriptors and the like: give it a moment to clear.
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
-                    }
-                };
-                let _ = stream.set_nodelay(true);
-                let shared = shared.clone();
-                let service = hyper::service::service_fn(move |request| {
-                    let shared = shared.clone();
-                    async move { Ok::<_, Infallible>(handle(request, &shared)) }
-                });
-                let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
-                tokio::spawn(async move {
-                    // Client errors (resets, slow heads) end only that connection.
-                    let _ = connection.await;
-                });
-            }
-        }
-    };
-    drop(listener);
+    let handler = shared.clone();
+    let warn = |message| log(Event::Warning { message });
+    let stopping = server
+        .serve(
+            &mut shutdown,
+            move |request| handle(request, &handler),
+            &warn,
+        )
+        .await;
     reloader.abort();
-    log(Event::ShuttingDown { signal });
-    let drained = tokio::select! {
-        _ = graceful.shutdown() => true,
-        _ = tokio::time::sleep(settings.drain_timeout) => false,
-        _ = shutdown.next() => false,
-    };
+    log(Event::ShuttingDown {
+        signal: stopping.signal,
+    });
+    let drained = stopping.drain(&mut shutdown, settings.drain_timeout).await;
     log(Event::Stopped { drained });
     Ok(())
-}
-
-/// Binds `listen`: an IP address and port, or a host name and port.
-async fn bind(listen: &str) -> Result<TcpListener> {
-    let usage = |e: std::io::Error| Error::Usage(format!("cannot listen on {listen}: {e}"));
-    match listen.parse::<SocketAddr>() {
-        Ok(addr) => TcpListener::bind(addr).await.map_err(usage),
-        Err(_)
-            if listen
-                .rsplit_once(':')
-                .is_some_and(|(_, port)| port.parse::<u16>().is_ok()) =>
-        {
-            TcpListener::bind(listen).await.map_err(usage)
-        }
-        Err(_) => Err(Error::Usage(format!(
-            "cannot listen on `{listen}`: give an address and port, like 127.0.0.1:8081"
-        ))),
-    }
 }
 
 /// Logs keys that read an organization the content does not have.
@@ -293,46 +245,6 @@ fn warn_about_keys(keys: &Keys, index: &Index, log: &Logger) {
                     key.name, key.org
                 ),
             });
-        }
-    }
-}
-
-/// SIGTERM and Ctrl-C (SIGINT).
-struct Shutdown {
-    #[cfg(unix)]
-    terminate: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    interrupt: tokio::signal::unix::Signal,
-}
-
-impl Shutdown {
-    fn new() -> Result<Self> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            let failed = |e| Error::Usage(format!("cannot handle signals: {e}"));
-            Ok(Shutdown {
-                terminate: signal(SignalKind::terminate()).map_err(failed)?,
-                interrupt: signal(SignalKind::interrupt()).map_err(failed)?,
-            })
-        }
-        #[cfg(not(unix))]
-        Ok(Shutdown {})
-    }
-
-    /// Waits for the next signal and names it.
-    async fn next(&mut self) -> &'static str {
-        #[cfg(unix)]
-        {
-            tokio::select! {
-                _ = self.terminate.recv() => "SIGTERM",
-                _ = self.interrupt.recv() => "SIGINT",
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
-            "Ctrl-C"
         }
     }
 }
@@ -571,25 +483,4 @@ fn answer(request: &Request<Incoming>, shared: &Shared, key: &ApiKey) -> Reply {
     reply.header(header::CACHE_CONTROL, "private, no-cache");
     reply.header(header::VARY, "Authorization");
     reply
-}
-
-/// Every problem of an error as log lines: `path:line:column: message` for content
-/// problems, the message and its causes otherwise.
-fn problem_lines(error: &Error) -> Vec<String> {
-    match error {
-        Error::Invalid(problems) => problems
-            .as_slice()
-            .iter()
-            .map(ToString::to_string)
-            .collect(),
-        other => {
-            let mut line = other.to_string();
-            let mut cause = std::error::Error::source(other);
-            while let Some(inner) = cause {
-                line.push_str(&format!(": {inner}"));
-                cause = inner.source();
-            }
-            vec![line]
-        }
-    }
 }

@@ -1,5 +1,6 @@
-//! Test harness for `shiplog-api`: starts the real binary on an ephemeral port, collects its
-//! JSON log lines, and talks to it over real sockets with a small HTTP/1.1 client.
+//! Test harness for the servers (`shiplog-api`, `shiplog serve`): starts the real binary on
+//! an ephemeral port, collects its log lines, and talks to it over real sockets with a small
+//! HTTP/1.1 client.
 //! Every wait has a deadline; nothing sleeps and hopes.
 
 #![allow(dead_code)]
@@ -154,7 +155,12 @@ pub struct Failed {
 
 /// Starts `shiplog-api` with `args` (in `cwd`), reading its standard error as it comes.
 fn spawn(args: &[OsString], cwd: &Path) -> (Child, Arc<Logs>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shiplog-api"))
+    spawn_program(env!("CARGO_BIN_EXE_shiplog-api"), args, cwd)
+}
+
+/// Starts `program` with `args` (in `cwd`), reading its standard error as it comes.
+pub fn spawn_program(program: &str, args: &[OsString], cwd: &Path) -> (Child, Arc<Logs>) {
+    let mut child = Command::new(program)
         .args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
@@ -290,7 +296,7 @@ impl Drop for Server {
 }
 
 /// Waits for `child` to exit, polling until the deadline.
-fn wait_with_deadline(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
+pub fn wait_with_deadline(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
     let deadline = Instant::now() + timeout;
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -405,9 +411,16 @@ pub fn parse_links(header: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Sends one request over a new connection and reads the whole response.
+/// Sends one request over a new connection and reads the whole response. The `Host` is
+/// `addr` unless `headers` hold one.
 pub fn request(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)]) -> Response {
-    let mut raw = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    let mut raw = format!("{method} {target} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
+        raw.push_str(&format!("Host: {addr}\r\n"));
+    }
     for (name, value) in headers {
         raw.push_str(&format!("{name}: {value}\r\n"));
     }
