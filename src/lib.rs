@@ -31,12 +31,24 @@ pub fn load(
     config: &Path,
     config_required: bool,
 ) -> Result<(SiteConfig, content::Index)> {
-    let (site, mut problems) = match SiteConfig::load(config, config_required) {
+    load_with(content, config, config_required, |_| {})
+}
+
+/// [`load`], with the settings adjusted by `adjust` before the content is read (the
+/// preview server points `org_url` at itself this way).
+pub fn load_with(
+    content: &Path,
+    config: &Path,
+    config_required: bool,
+    adjust: impl FnOnce(&mut SiteConfig),
+) -> Result<(SiteConfig, content::Index)> {
+    let (mut site, mut problems) = match SiteConfig::load(config, config_required) {
         Ok(site) => (site, Vec::new()),
         // Go on with the defaults, so the content's problems are reported too.
         Err(Error::Invalid(found)) => (SiteConfig::default(), found.into_vec()),
         Err(other) => return Err(other),
     };
+    adjust(&mut site);
     match content::load(content, &site) {
         Ok(index) => Error::check(problems).map(|()| (site, index)),
         Err(Error::Invalid(found)) => {

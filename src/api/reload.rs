@@ -10,15 +10,17 @@ use tokio::task::JoinHandle;
 
 use super::{warn_about_keys, Event, Keys, Settings, Shared, Snapshot};
 use crate::config::SiteConfig;
-use crate::content::{self, Index};
+use crate::content::Index;
 use crate::error::{Error, Result};
 use crate::watch::{Kind, Target, Watch};
 
 /// Reads `shiplog.yaml` and the content: what the server serves.
 pub(super) fn load_content(settings: &Settings) -> Result<(SiteConfig, Index)> {
-    let site = SiteConfig::load(&settings.config, settings.config_required)?;
-    let index = content::load(&settings.content, &site)?;
-    Ok((site, index))
+    crate::load(
+        &settings.content,
+        &settings.config,
+        settings.config_required,
+    )
 }
 
 /// The files the server reads.

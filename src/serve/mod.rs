@@ -25,8 +25,7 @@ use std::time::{Duration, Instant};
 use arc_swap::ArcSwap;
 use chrono::Utc;
 
-use crate::config::{SiteConfig, THEMES_FOLDER};
-use crate::content;
+use crate::config::THEMES_FOLDER;
 use crate::error::{Error, Result};
 use crate::render;
 use crate::server::{Server, Shutdown};
@@ -305,9 +304,12 @@ impl Builder {
 
     /// Loads the settings and content and renders the site into a fresh folder, as of now.
     fn build_now(&self) -> Result<Site> {
-        let mut site = SiteConfig::load(&self.settings.config, self.settings.config_required)?;
-        site.org_url = format!("http://{{org}}.localhost:{}", self.port);
-        let index = content::load(&self.settings.content, &site)?;
+        let (site, index) = crate::load_with(
+            &self.settings.content,
+            &self.settings.config,
+            self.settings.config_required,
+            |site| site.org_url = format!("http://{{org}}.localhost:{}", self.port),
+        )?;
         let folder = tempfile::Builder::new()
             .prefix("build-")
             .tempdir_in(&self.scratch)
