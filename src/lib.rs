@@ -59,6 +59,20 @@ pub fn load_with(
     }
 }
 
+/// Everything `generate` checks, without writing: loads the settings and content, and
+/// renders every page and feed in memory (so theme errors show too).
+pub fn check(
+    content: &Path,
+    config: &Path,
+    config_required: bool,
+    now: DateTime<Utc>,
+) -> Result<content::Index> {
+    let (site, index) = load(content, config, config_required)?;
+    let themes = render::Themes::load(&index, &site.themes_dir)?;
+    render::render(&index, &themes, now)?;
+    Ok(index)
+}
+
 /// Builds the static site from `index` into `output` as of `now`: what `shiplog generate`
 /// does after [`load`]. Refuses an output folder that holds the content or the working
 /// directory, since the build replaces the output folder as a whole.

@@ -38,6 +38,11 @@ enum Command {
         after_help = "The list of organizations is at http://localhost:<port>/. SIGTERM or Ctrl-C stop the server.\n\nExamples:\n  shiplog serve\n  shiplog serve --port 0 --content content --config shiplog.yaml"
     )]
     Serve(ServeArgs),
+    /// Check the settings and content as generate would, without writing anything.
+    #[command(
+        after_help = "Exit status: 0 when the content builds (warnings allowed unless --strict), 1 otherwise.\n\nExamples:\n  shiplog check\n  shiplog check --format github --strict"
+    )]
+    Check(CheckArgs),
     /// Create a new entry, and the organization's folder if it is new.
     #[command(
         after_help = "Examples:\n  shiplog new acme \"Faster CSV exports\" --tags feature,exports\n  shiplog new acme \"New dashboard\" --bundle --date 2026-12-01"
@@ -58,6 +63,29 @@ enum Command {
     /// Print the manual page (roff).
     #[command(after_help = "Example:\n  shiplog man > shiplog.1 && man ./shiplog.1")]
     Man,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Content folder: one sub-folder per organization.
+    #[arg(long, value_name = "DIR", default_value = "content")]
+    content: PathBuf,
+    /// Site settings [default: shiplog.yaml, if present].
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// `human`: lines on stderr; `github`: GitHub Actions annotations on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Fail on warnings too.
+    #[arg(long)]
+    strict: bool,
+}
+
+/// How `check` reports what it found.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Human,
+    Github,
 }
 
 #[derive(Args)]
@@ -152,6 +180,7 @@ fn parse_now(text: &str) -> Result<DateTime<Utc>, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Check(args) => return check(args),
         Command::Generate(args) => generate(args),
         Command::Serve(args) => serve(args),
         Command::New(args) => new_entry(args),
@@ -206,6 +235,76 @@ fn serve(args: ServeArgs) -> Result<(), Error> {
         port: args.port,
     };
     shiplog::serve::run(settings, std::sync::Arc::new(|event| eprintln!("{event}")))
+}
+
+fn check(args: CheckArgs) -> ExitCode {
+    let config_path = args
+        .config
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("shiplog.yaml"));
+    let say = |severity: &str, problem: &shiplog::Problem| match args.format {
+        Format::Human if severity == "error" => eprintln!("{problem}"),
+        Format::Human => eprintln!(
+            "{}:{}:{}: {severity}: {}",
+            problem.path.display(),
+            problem.line,
+            problem.column,
+            problem.message
+        ),
+        Format::Github => println!("{}", github_annotation(severity, problem)),
+    };
+    match shiplog::check(
+        &args.content,
+        &config_path,
+        args.config.is_some(),
+        Utc::now(),
+    ) {
+        Ok(index) => {
+            for warning in index.warnings() {
+                say("warning", warning);
+            }
+            let warnings = index.warnings().len();
+            let entries: usize = index.orgs().iter().map(|o| o.entries.len()).sum();
+            eprintln!(
+                "checked {} organizations and {entries} entries: no problems, {warnings} warning{}",
+                index.orgs().len(),
+                if warnings == 1 { "" } else { "s" }
+            );
+            if args.strict && warnings > 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(Error::Invalid(problems)) if args.format == Format::Github => {
+            for problem in problems.as_slice() {
+                say("error", problem);
+            }
+            ExitCode::from(1)
+        }
+        Err(error) => report(&error),
+    }
+}
+
+/// A GitHub Actions workflow command that annotates `problem` in the pull request.
+fn github_annotation(severity: &str, problem: &shiplog::Problem) -> String {
+    let escape = |text: &str, property: bool| {
+        let mut out = text
+            .replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A");
+        if property {
+            out = out.replace(':', "%3A").replace(',', "%2C");
+        }
+        out
+    };
+    format!(
+        "::{severity} file={},line={},col={}::{}",
+        escape(&problem.path.to_string_lossy(), true),
+        problem.line,
+        problem.column,
+        escape(&problem.message, false)
+    )
 }
 
 fn new_entry(args: NewArgs) -> Result<(), Error> {

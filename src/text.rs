@@ -29,6 +29,16 @@ pub fn decode_utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Problem>
     })
 }
 
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+pub fn position(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

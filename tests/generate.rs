@@ -234,6 +234,7 @@ fn an_org_with_nothing_published_still_gets_feeds_and_a_page() {
     assert_eq!(
         build.files(),
         [
+            "_headers",
             "drafts-only/changelog/feed.json",
             "drafts-only/changelog/feed.xml",
             "drafts-only/changelog/index.html",

@@ -32,6 +32,8 @@ pub struct Entry {
     pub url: String,
     /// The file the entry was read from.
     pub source: PathBuf,
+    /// The files of its bundle (`<id>/index.md` with files beside it), published with it.
+    pub assets: Vec<super::Asset>,
 }
 
 impl Entry {
@@ -41,14 +43,27 @@ impl Entry {
     }
 }
 
-/// Reads one entry file: the entry, and whether it is a draft. A draft is checked like any
-/// entry, but its Markdown is not rendered since it is never published.
+/// A title longer than this gets a warning: it wraps badly in feed readers and chips.
+const LONG_TITLE: usize = 100;
+
+/// What reading an entry file gave.
+pub struct Parsed {
+    pub entry: Entry,
+    pub draft: bool,
+    /// Things worth fixing that do not stop a build.
+    pub warnings: Vec<Problem>,
+    /// The entry's relative links and images, resolved, with where they stand in the file.
+    pub local_links: Vec<(Url, Problem)>,
+}
+
+/// Reads one entry file. A draft is checked like any entry, but its Markdown is not rendered
+/// since it is never published.
 pub fn parse(
     path: &Path,
     bytes: &[u8],
     default_id: &str,
     org_url: &str,
-) -> Result<(Entry, bool), Vec<Problem>> {
+) -> Result<Parsed, Vec<Problem>> {
     let text = text::decode_utf8(path, bytes).map_err(|p| vec![p])?;
     let split = front_matter::split(text).map_err(|message| vec![Problem::file(path, message)])?;
     let map = yaml::parse_mapping(path, split.yaml, split.yaml_line).map_err(|p| vec![p])?;
@@ -147,11 +162,41 @@ pub fn parse(
             format!("entry URL `{url}` is not valid: {e}"),
         )]
     })?;
-    let content_html = if draft {
-        String::new()
+    let mut warnings = Vec::new();
+    if tags.is_empty() && !draft {
+        warnings.push(map.problem_at_start(
+            "the entry has no tags; tags let readers follow only what matters to them",
+        ));
+    }
+    if let Some(field) = map
+        .get("title")
+        .filter(|_| title.chars().count() > LONG_TITLE)
+    {
+        warnings.push(map.problem(
+            field,
+            format!(
+                "the title is longer than {LONG_TITLE} characters; put the details in the text"
+            ),
+        ));
+    }
+    let rendered = if draft {
+        markdown::Rendered {
+            html: String::new(),
+            local_links: Vec::new(),
+        }
     } else {
-        markdown::to_html(split.body, &base, &id)
+        markdown::render(split.body, &base, &id)
     };
+    let body_start = text.len() - split.body.len();
+    let local_links = rendered
+        .local_links
+        .into_iter()
+        .map(|(url, offset)| {
+            let (line, column) = text::position(text, body_start + offset);
+            (url, Problem::new(path, line, column, ""))
+        })
+        .collect();
+    let content_html = rendered.html;
     let entry = Entry {
         content_html,
         id,
@@ -161,8 +206,14 @@ pub fn parse(
         summary,
         url,
         source: path.to_path_buf(),
+        assets: Vec::new(),
     };
-    Ok((entry, draft))
+    Ok(Parsed {
+        entry,
+        draft,
+        warnings,
+        local_links,
+    })
 }
 
 /// Parses an RFC 3339 date-time (any offset) or a `YYYY-MM-DD` date (00:00 UTC).

@@ -7,15 +7,37 @@ use std::collections::HashMap;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, TextMergeStream};
 use url::Url;
 
-/// Renders `markdown` to sanitized HTML. Relative URLs resolve against `entry_url`;
-/// footnote anchors are named after `entry_id` so several entries can share a page.
-pub fn to_html(markdown: &str, entry_url: &Url, entry_id: &str) -> String {
+/// An entry's HTML, with the relative links and images of its Markdown.
+pub struct Rendered {
+    /// Sanitized HTML with absolute links.
+    pub html: String,
+    /// Each relative link or image (`[a](shot.png)`, `[b](/docs)`), resolved against the
+    /// entry's URL, with the byte offset in the Markdown where it starts.
+    pub local_links: Vec<(Url, usize)>,
+}
+
+/// Renders `markdown` to sanitized HTML, listing its relative links. Relative URLs resolve
+/// against `entry_url`; footnote anchors are named after `entry_id` so several entries can
+/// share a page.
+pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Rendered {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_GFM;
-    let events = TextMergeStream::new(Parser::new_ext(markdown, options));
+    let mut local_links = Vec::new();
+    let events = Parser::new_ext(markdown, options)
+        .into_offset_iter()
+        .map(|(event, range)| {
+            if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &event {
+                let relative = !dest_url.starts_with('#') && Url::parse(dest_url).is_err();
+                if let Some(url) = relative.then(|| entry_url.join(dest_url).ok()).flatten() {
+                    local_links.push((url, range.start));
+                }
+            }
+            event
+        });
+    let events = TextMergeStream::new(events);
     let mut footnotes = FootnoteNames::new(entry_id);
     // For each open link or image: whether its end is ours to write (see `open_link`).
     let mut links: Vec<bool> = Vec::new();
@@ -71,7 +93,10 @@ pub fn to_html(markdown: &str, entry_url: &Url, entry_id: &str) -> String {
     }
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut raw, transformed.into_iter());
-    sanitizer(entry_url).clean(&raw).to_string()
+    Rendered {
+        html: sanitizer(entry_url).clean(&raw).to_string(),
+        local_links,
+    }
 }
 
 /// Gives each footnote label a name unique on any page: `fn-<entry id>-<n>`.
@@ -285,7 +310,7 @@ mod tests {
 
     fn html(markdown: &str) -> String {
         let url = Url::parse("https://acme.example.com/changelog/v2/").unwrap();
-        to_html(markdown, &url, "v2")
+        render(markdown, &url, "v2").html
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
+use url::Url;
 
 pub use entry::{check_id, parse_date, Entry, RESERVED_IDS};
 pub use org::{check_slug, OrgSettings};
@@ -22,6 +23,7 @@ use crate::error::{Error, Problem, Result};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Index {
     orgs: Vec<Org>,
+    warnings: Vec<Problem>,
 }
 
 /// One organization: its settings and its entries that are not drafts.
@@ -54,6 +56,12 @@ impl Index {
         &self.orgs
     }
 
+    /// Things worth fixing that do not stop a build (an entry without tags, a very long
+    /// title, a relative link to a file that is not there), in file and position order.
+    pub fn warnings(&self) -> &[Problem] {
+        &self.warnings
+    }
+
     /// The organization with this slug.
     pub fn org(&self, slug: &str) -> Option<&Org> {
         self.orgs
@@ -71,9 +79,9 @@ impl Org {
     }
 }
 
-/// What reading one entry file gave: the index of its org, and the entry with whether it
-/// is a draft, or the file's problems.
-type ParsedFile = (usize, Result<(Entry, bool), Vec<Problem>>);
+/// What reading one entry file gave: the index of its org, and the entry or the file's
+/// problems.
+type ParsedFile = (usize, Result<entry::Parsed, Vec<Problem>>);
 
 /// An entry file waiting to be read.
 struct EntryFile {
@@ -143,22 +151,136 @@ pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
         })
         .collect();
     let mut drafts: Vec<Vec<Entry>> = vec![Vec::new(); orgs.len()];
+    let mut links: Vec<Vec<(Url, Problem)>> = vec![Vec::new(); orgs.len()];
+    let mut warnings = Vec::new();
     for (org, result) in parsed {
         match result {
-            Ok((entry, false)) => orgs[org].entries.push(entry),
-            Ok((entry, true)) => drafts[org].push(entry),
+            Ok(parsed) => {
+                warnings.extend(parsed.warnings);
+                links[org].extend(parsed.local_links);
+                if parsed.draft {
+                    drafts[org].push(parsed.entry);
+                } else {
+                    orgs[org].entries.push(parsed.entry);
+                }
+            }
             Err(found) => problems.extend(found),
         }
     }
 
-    for (org, drafts) in orgs.iter_mut().zip(&drafts) {
+    for ((org, drafts), links) in orgs.iter_mut().zip(&drafts).zip(links) {
         report_duplicate_ids(org.entries.iter().chain(drafts), &mut problems);
+        attach_bundle_assets(org, content_dir, drafts);
         report_asset_clashes(org, &mut problems);
         org.entries
             .sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.id.cmp(&b.id)));
+        report_broken_links(org, drafts, links, &mut warnings);
     }
     Error::check(problems)?;
-    Ok(Index { orgs })
+    warnings.sort();
+    Ok(Index { orgs, warnings })
+}
+
+/// Whether `path` is a bundle's entry file: `index.md` inside a folder of the org.
+fn is_bundle_index(path: &Path, org_folder: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.eq_ignore_ascii_case("index.md"))
+        && path.parent() != Some(org_folder)
+}
+
+/// Moves the files inside a bundle folder from the org's assets to the bundle's entry, so
+/// they are published with it (and never for a draft).
+fn attach_bundle_assets(org: &mut Org, content_dir: &Path, drafts: &[Entry]) {
+    let folder = content_dir.join(&org.slug);
+    let mut bundles: HashMap<&Path, Option<usize>> = HashMap::new();
+    for (i, entry) in org.entries.iter().enumerate() {
+        if is_bundle_index(&entry.source, &folder) {
+            bundles.insert(entry.source.parent().expect("in a folder"), Some(i));
+        }
+    }
+    for draft in drafts
+        .iter()
+        .filter(|d| is_bundle_index(&d.source, &folder))
+    {
+        bundles.insert(draft.source.parent().expect("in a folder"), None);
+    }
+    let mut moves: Vec<(usize, Option<usize>, PathBuf)> = Vec::new();
+    for (i, asset) in org.assets.iter().enumerate() {
+        let bundle = asset
+            .source
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| *dir != folder)
+            .find_map(|dir| bundles.get(dir).map(|owner| (dir, *owner)));
+        if let Some((dir, owner)) = bundle {
+            let relative = asset.source.strip_prefix(dir).expect("inside the bundle");
+            moves.push((i, owner, relative.to_path_buf()));
+        }
+    }
+    for (i, owner, relative) in moves.into_iter().rev() {
+        let mut asset = org.assets.remove(i);
+        if let Some(entry) = owner {
+            asset.relative = relative;
+            org.entries[entry].assets.insert(0, asset);
+        }
+    }
+}
+
+/// Warns about each relative link of an entry that points into the org's changelog but at
+/// nothing that will be published there.
+fn report_broken_links(
+    org: &Org,
+    drafts: &[Entry],
+    links: Vec<(Url, Problem)>,
+    warnings: &mut Vec<Problem>,
+) {
+    let changelog = format!("{}/changelog/", org.url);
+    let mut published: Vec<String> = org.assets.iter().map(|a| slash_path(&a.relative)).collect();
+    for entry in &org.entries {
+        published.push(format!("{}/", entry.id));
+        published.push(format!("{}/index.html", entry.id));
+        published.extend(
+            entry
+                .assets
+                .iter()
+                .map(|a| format!("{}/{}", entry.id, slash_path(&a.relative))),
+        );
+    }
+    for (url, at) in links {
+        let Some(rest) = url.as_str().strip_prefix(&changelog) else {
+            continue;
+        };
+        let path = rest.split(['?', '#']).next().unwrap_or_default();
+        let path = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
+        let path = path.strip_suffix("index.html").unwrap_or(&path);
+        let generated = path.is_empty()
+            || path.starts_with("page/")
+            || path.starts_with("tags/")
+            || path == "feed.xml"
+            || path == "feed.json";
+        let found = generated
+            || published
+                .iter()
+                .any(|p| p == path || p.strip_suffix('/') == Some(path));
+        if found {
+            continue;
+        }
+        let message = if drafts.iter().any(|d| path.trim_end_matches('/') == d.id) {
+            format!("`{url}` links to a draft, which is not published")
+        } else {
+            format!("`{url}` is not published: no file or entry of the org folder is there")
+        };
+        warnings.push(Problem { message, ..at });
+    }
+}
+
+/// A relative path with `/` separators, as in a URL.
+fn slash_path(path: &Path) -> String {
+    path.iter()
+        .map(|p| p.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The org folders under the content folder, in slug order. Folders starting with `.` or
@@ -254,10 +376,18 @@ fn org_files(
             .filter(|&cut| name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case(".md"))
             .map(|cut| &name[..cut]);
         if let Some(stem) = stem {
+            // A bundle (`<id>/index.md`) takes its id from its folder.
+            let default_id = if is_bundle_index(path, folder) {
+                path.parent()
+                    .and_then(|p| p.file_name())
+                    .map_or_else(|| stem.to_string(), |n| n.to_string_lossy().into_owned())
+            } else {
+                stem.to_string()
+            };
             files.push(EntryFile {
                 org,
                 path: path.to_path_buf(),
-                default_id: stem.to_string(),
+                default_id,
             });
         } else if name.starts_with('_') {
             continue;

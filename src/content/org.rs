@@ -16,6 +16,7 @@ pub const KEYS: &[&str] = &[
     "page_size",
     "theme",
     "accent_color",
+    "embed_origins",
 ];
 
 /// An organization's settings, with every default filled in.
@@ -31,6 +32,9 @@ pub struct OrgSettings {
     pub theme: String,
     /// The org's brand colour, for links, tags and focus rings (the theme's own if unset).
     pub accent_color: Option<Color>,
+    /// The origins whose pages may embed the changelog in a frame (`frame-ancestors`);
+    /// empty means any.
+    pub embed_origins: Vec<String>,
 }
 
 impl OrgSettings {
@@ -45,6 +49,7 @@ impl OrgSettings {
             page_size: site.page_size,
             theme: site.theme.clone(),
             accent_color: None,
+            embed_origins: Vec::new(),
         }
     }
 
@@ -87,7 +92,22 @@ impl OrgSettings {
                     .string("accent_color", &mut problems)
                     .and_then(|text| Color::parse_hex(text.trim())),
             },
+            embed_origins: map
+                .string_list("embed_origins", &mut problems)
+                .unwrap_or_default(),
         };
+        if let Some(field) = map.get("embed_origins") {
+            for origin in settings
+                .embed_origins
+                .iter()
+                .filter(|o| !is_embed_origin(o))
+            {
+                problems.push(map.problem(
+                    field,
+                    format!("`{origin}` is not an origin: use `*`, `'self'` or an address like `https://www.example.com`"),
+                ));
+            }
+        }
         if let Some(field) = map.get("title") {
             if field.value.as_str().is_some_and(|t| t.trim().is_empty()) {
                 problems.push(map.problem(field, "`title` must not be empty"));
@@ -162,6 +182,18 @@ fn display_name(slug: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `*`, `'self'`, or an http(s) origin: scheme, host and optional port, nothing more.
+fn is_embed_origin(origin: &str) -> bool {
+    if origin == "*" || origin == "'self'" {
+        return true;
+    }
+    url::Url::parse(origin).is_ok_and(|url| {
+        matches!(url.scheme(), "http" | "https")
+            && url.host().is_some()
+            && url.origin().ascii_serialization() == origin
+    })
 }
 
 fn is_language_tag(tag: &str) -> bool {

@@ -1,6 +1,7 @@
 //! The static build: every org's pages and feeds rendered in memory, then written to a
 //! temporary folder beside the output and swapped in, so a failed build changes nothing.
 
+mod headers;
 mod json_feed;
 mod page;
 mod rss;
@@ -15,7 +16,7 @@ use rayon::prelude::*;
 pub use page::Theme;
 
 use crate::config::SiteConfig;
-use crate::content::{Entry, Index, Org};
+use crate::content::{Asset, Entry, Index, Org};
 use crate::error::{Error, Result};
 
 /// What a build wrote.
@@ -144,6 +145,7 @@ pub fn render(index: &Index, themes: &Themes, now: DateTime<Utc>) -> Result<Vec<
         .map(|org| render_org(org, themes.of(org), now))
         .collect::<Result<_>>()?;
     let mut files: Vec<OutputFile> = per_org.into_iter().flatten().collect();
+    files.push((PathBuf::from("_headers"), headers::render(index)));
     files.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(files)
 }
@@ -175,13 +177,24 @@ fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Output
         files.push((folder.join(path), bytes));
     }
     for asset in &org.assets {
-        let bytes = std::fs::read(&asset.source).map_err(|source| Error::Read {
-            path: asset.source.clone(),
-            source,
-        })?;
-        files.push((folder.join(&asset.relative), bytes));
+        files.push((folder.join(&asset.relative), read_asset(asset)?));
+    }
+    for entry in published {
+        for asset in &entry.assets {
+            files.push((
+                folder.join(&entry.id).join(&asset.relative),
+                read_asset(asset)?,
+            ));
+        }
     }
     Ok(files)
+}
+
+fn read_asset(asset: &Asset) -> Result<Vec<u8>> {
+    std::fs::read(&asset.source).map_err(|source| Error::Read {
+        path: asset.source.clone(),
+        source,
+    })
 }
 
 /// Renders and writes the site to `output`, replacing what was there. Themes are looked up

@@ -1,0 +1,211 @@
+//! The authoring workflow: `new`, `check`, entry bundles and their files, `_headers`, and
+//! the CLI's manners (SPEC section 3 plus the authoring issue).
+
+mod support;
+
+use support::{fixture, shiplog, Build, NOW};
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn a_bundle_takes_its_folder_name_and_publishes_its_files_with_it() {
+    let build = Build::fixture("authoring");
+    assert!(build.has("acme/changelog/launch/index.html"));
+    assert!(build.has("acme/changelog/launch/shot.svg"));
+    assert!(build.has("acme/changelog/launch/img/detail.svg"));
+    let feed = build.json("acme/changelog/feed.json");
+    let launch = feed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["id"] == "launch")
+        .expect("the bundle is an entry with its folder's name");
+    let html = launch["content_html"].as_str().unwrap();
+    assert!(html.contains("src=\"http://acme.localhost:8080/changelog/launch/shot.svg\""));
+    // A draft bundle publishes nothing, not even its files.
+    assert!(!build.has("acme/changelog/secret"), "{:?}", build.files());
+}
+
+#[test]
+fn headers_file_gives_feed_types_and_the_orgs_framing_rule() {
+    let build = Build::fixture("authoring");
+    let headers = build.read("_headers");
+    for expected in [
+        "/acme/changelog/*\n  X-Content-Type-Options: nosniff\n  Content-Security-Policy: frame-ancestors https://www.acme.example 'self'\n  Cache-Control: public, max-age=300, must-revalidate\n",
+        "/acme/changelog/*feed.xml\n  Content-Type: application/rss+xml; charset=utf-8\n",
+        "/acme/changelog/*feed.json\n  Content-Type: application/feed+json; charset=utf-8\n",
+    ] {
+        assert!(headers.contains(expected), "missing {expected:?} in\n{headers}");
+    }
+    let any = Build::fixture("states").read("_headers");
+    assert!(
+        any.contains("Content-Security-Policy: frame-ancestors *\n"),
+        "{any}"
+    );
+}
+
+#[test]
+fn check_reports_warnings_with_positions_and_strict_fails_on_them() {
+    let dir = fixture("authoring");
+    let output = shiplog(&dir, &["check"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let expected = [
+        "content/acme/linked.md:2:1: warning: the entry has no tags; tags let readers follow only what matters to them",
+        "content/acme/linked.md:2:8: warning: the title is longer than 100 characters; put the details in the text",
+        "content/acme/linked.md:8:9: warning: `http://acme.localhost:8080/changelog/linked/missing.png` is not published: no file or entry of the org folder is there",
+        "content/acme/linked.md:8:37: warning: `http://acme.localhost:8080/changelog/secret/` links to a draft, which is not published",
+        "checked 1 organizations and 2 entries: no problems, 4 warnings",
+    ];
+    assert_eq!(stderr(&output).lines().collect::<Vec<_>>(), expected);
+    assert!(stdout(&output).is_empty());
+    assert_eq!(shiplog(&dir, &["check", "--strict"]).status.code(), Some(1));
+}
+
+#[test]
+fn check_speaks_github_annotations() {
+    let output = shiplog(&fixture("authoring"), &["check", "--format", "github"]);
+    let first = stdout(&output)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        first,
+        "::warning file=content/acme/linked.md,line=2,col=1::the entry has no tags; tags let readers follow only what matters to them"
+    );
+    let invalid = shiplog(&fixture("invalid"), &["check", "--format", "github"]);
+    assert_eq!(invalid.status.code(), Some(1));
+    let annotations = stdout(&invalid);
+    assert!(annotations.contains(
+        "::error file=content/acme/bad-date.md,line=3,col=7::`2026-02-30` is not a valid date"
+    ));
+    assert_eq!(
+        annotations.lines().count(),
+        std::fs::read_to_string(fixture("invalid/expected.txt"))
+            .unwrap()
+            .lines()
+            .count()
+    );
+}
+
+#[test]
+fn check_writes_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    support::copy_tree(&fixture("states/content"), &work.path().join("content"));
+    let output = shiplog(work.path(), &["check"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let names: Vec<_> = std::fs::read_dir(work.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["content"]);
+}
+
+#[test]
+fn new_creates_the_entry_and_the_org_and_never_overwrites() {
+    let work = tempfile::tempdir().unwrap();
+    let output = shiplog(
+        work.path(),
+        &[
+            "new",
+            "fresh-org",
+            "Faster CSV exports!",
+            "--tags",
+            "feature, exports",
+            "--date",
+            "2026-11-02",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "content/fresh-org/faster-csv-exports.md\n");
+    let entry =
+        std::fs::read_to_string(work.path().join("content/fresh-org/faster-csv-exports.md"))
+            .unwrap();
+    assert!(
+        entry.starts_with(
+            "---\ntitle: Faster CSV exports!\ndate: 2026-11-02\ntags:\n- feature\n- exports\n---\n"
+        ),
+        "{entry}"
+    );
+    let org = std::fs::read_to_string(work.path().join("content/fresh-org/_org.yaml")).unwrap();
+    assert!(org.contains("title: Fresh Org changelog"), "{org}");
+
+    let again = shiplog(work.path(), &["new", "fresh-org", "Faster CSV exports!"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("refusing to overwrite"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("content/fresh-org/faster-csv-exports.md"))
+            .unwrap(),
+        entry
+    );
+
+    let bundle = shiplog(
+        work.path(),
+        &[
+            "new",
+            "fresh-org",
+            "New dashboard",
+            "--bundle",
+            "--date",
+            "2026-11-03",
+        ],
+    );
+    assert_eq!(
+        stdout(&bundle),
+        "content/fresh-org/new-dashboard/index.md\n"
+    );
+    assert_eq!(
+        shiplog(work.path(), &["new", "Bad_Org", "x"]).status.code(),
+        Some(2)
+    );
+
+    // What `new` writes builds.
+    let build = shiplog(work.path(), &["generate", "--now", NOW]);
+    assert!(build.status.success(), "{}", stderr(&build));
+    assert!(work
+        .path()
+        .join("public/fresh-org/changelog/new-dashboard/index.html")
+        .exists());
+}
+
+#[test]
+fn the_cli_has_version_help_completions_and_a_man_page() {
+    let here = fixture("states");
+    let version = shiplog(&here, &["--version"]);
+    assert_eq!(
+        stdout(&version),
+        format!("shiplog {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let help = stdout(&shiplog(&here, &["--help"]));
+    assert!(
+        help.contains("Examples:") && help.contains("shiplog new acme"),
+        "{help}"
+    );
+    for shell in ["bash", "zsh", "fish"] {
+        let script = shiplog(&here, &["completions", shell]);
+        assert!(
+            script.status.success() && stdout(&script).contains("generate"),
+            "{shell}"
+        );
+    }
+    let man = stdout(&shiplog(&here, &["man"]));
+    assert!(man.contains(".TH shiplog 1"), "{man}");
+    let failed = shiplog(
+        &fixture("invalid"),
+        &["generate", "--output", "/nonexistent-dir/x"],
+    );
+    assert!(
+        !stderr(&failed).contains('\u{1b}'),
+        "no colour when stderr is not a terminal"
+    );
+}
