@@ -120,6 +120,40 @@ impl Error {
         }
     }
 
+    /// What a command tells a person about this error, line by line: each problem, then
+    /// `error: N problems found; <consequence>`; or `error: <message>` and one
+    /// `  caused by: …` line per cause.
+    pub fn report_lines(&self, consequence: &str) -> Vec<String> {
+        match self {
+            Error::Invalid(problems) => {
+                let count = problems.as_slice().len();
+                let plural = if count == 1 { "" } else { "s" };
+                let mut lines = self.problem_lines();
+                lines.push(format!(
+                    "error: {count} problem{plural} found; {consequence}"
+                ));
+                lines
+            }
+            other => {
+                let mut lines = vec![format!("error: {other}")];
+                let mut cause = std::error::Error::source(other);
+                while let Some(inner) = cause {
+                    lines.push(format!("  caused by: {inner}"));
+                    cause = inner.source();
+                }
+                lines
+            }
+        }
+    }
+
+    /// The exit status a command ends with: 2 for a usage error, 1 for anything else.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            Error::Usage(_) => 2,
+            _ => 1,
+        }
+    }
+
     /// Every problem as one line: `path:line:column: message` for problems in the input,
     /// the message and its causes otherwise.
     pub fn problem_lines(&self) -> Vec<String> {

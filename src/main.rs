@@ -381,31 +381,11 @@ fn error_label() -> &'static str {
 
 /// Prints an error with its whole cause chain and picks the exit code.
 fn report(error: &Error) -> ExitCode {
-    match error {
-        Error::Invalid(problems) => {
-            for problem in problems.as_slice() {
-                eprintln!("{problem}");
-            }
-            let count = problems.as_slice().len();
-            let plural = if count == 1 { "" } else { "s" };
-            eprintln!(
-                "{} {count} problem{plural} found; nothing was written",
-                error_label()
-            );
-            ExitCode::from(1)
-        }
-        Error::Usage(message) => {
-            eprintln!("{} {message}", error_label());
-            ExitCode::from(2)
-        }
-        other => {
-            eprintln!("{} {other}", error_label());
-            let mut cause = std::error::Error::source(other);
-            while let Some(inner) = cause {
-                eprintln!("  caused by: {inner}");
-                cause = inner.source();
-            }
-            ExitCode::from(1)
+    for line in error.report_lines("nothing was written") {
+        match line.strip_prefix("error:") {
+            Some(rest) => eprintln!("{}{rest}", error_label()),
+            None => eprintln!("{line}"),
         }
     }
+    ExitCode::from(error.exit_status())
 }

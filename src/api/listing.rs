@@ -4,7 +4,7 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::content::Entry;
+use crate::content::{Entry, EntryJson};
 
 /// The page asked for when the query does not say.
 pub const DEFAULT_PAGE: u64 = 1;
@@ -122,12 +122,8 @@ struct Envelope<'a> {
 
 #[derive(Serialize)]
 struct Item<'a> {
-    id: &'a str,
-    url: &'a str,
-    title: &'a str,
-    content_html: &'a str,
-    date_published: String,
-    tags: &'a [String],
+    #[serde(flatten)]
+    entry: EntryJson<'a>,
     /// `null` when the entry has none.
     summary: Option<&'a str>,
 }
@@ -152,12 +148,7 @@ pub fn listing(published: &[Entry], query: Query, base_url: &str) -> Listing {
         data: data
             .iter()
             .map(|entry| Item {
-                id: &entry.id,
-                url: &entry.url,
-                title: &entry.title,
-                content_html: &entry.content_html,
-                date_published: entry.date_published(),
-                tags: &entry.tags,
+                entry: entry.json(),
                 summary: entry.summary.as_deref(),
             })
             .collect(),

@@ -76,28 +76,8 @@ fn main() -> ExitCode {
 
 /// Prints a start-up error like `shiplog generate` does and picks the exit code.
 fn report(error: &Error) -> ExitCode {
-    match error {
-        Error::Invalid(problems) => {
-            for problem in problems.as_slice() {
-                eprintln!("{problem}");
-            }
-            let count = problems.as_slice().len();
-            let plural = if count == 1 { "" } else { "s" };
-            eprintln!("error: {count} problem{plural} found; the server did not start");
-            ExitCode::from(1)
-        }
-        Error::Usage(message) => {
-            eprintln!("error: {message}");
-            ExitCode::from(2)
-        }
-        other => {
-            eprintln!("error: {other}");
-            let mut cause = std::error::Error::source(other);
-            while let Some(inner) = cause {
-                eprintln!("  caused by: {inner}");
-                cause = inner.source();
-            }
-            ExitCode::from(1)
-        }
+    for line in error.report_lines("the server did not start") {
+        eprintln!("{line}");
     }
+    ExitCode::from(error.exit_status())
 }

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, SecondsFormat, Timelike, Utc};
+use serde::Serialize;
 use url::Url;
 
 use super::{front_matter, markdown};
@@ -36,10 +37,35 @@ pub struct Entry {
     pub assets: Vec<super::Asset>,
 }
 
+/// The fields every JSON view of an entry shares, in their order: the JSON Feed item and
+/// the API listing item add `summary` to it, each in its own way.
+#[derive(Serialize)]
+pub struct EntryJson<'a> {
+    pub id: &'a str,
+    pub url: &'a str,
+    pub title: &'a str,
+    pub content_html: &'a str,
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
+    pub date_published: String,
+    pub tags: &'a [String],
+}
+
 impl Entry {
     /// The publication time as `YYYY-MM-DDTHH:MM:SSZ`.
     pub fn date_published(&self) -> String {
         self.date.to_rfc3339_opts(SecondsFormat::Secs, true)
+    }
+
+    /// The entry's JSON fields (without `summary`).
+    pub fn json(&self) -> EntryJson<'_> {
+        EntryJson {
+            id: &self.id,
+            url: &self.url,
+            title: &self.title,
+            content_html: &self.content_html,
+            date_published: self.date_published(),
+            tags: &self.tags,
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use url::Url;
 
-pub use entry::{check_id, parse_date, Entry, RESERVED_IDS};
+pub use entry::{check_id, parse_date, Entry, EntryJson, RESERVED_IDS};
 pub use org::{check_slug, OrgSettings};
 
 use crate::config::SiteConfig;

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::FeedInfo;
-use crate::content::Entry;
+use crate::content::{Entry, EntryJson};
 
 const VERSION: &str = "https://jsonfeed.org/version/1.1";
 
@@ -20,12 +20,9 @@ struct Feed<'a> {
 
 #[derive(Serialize)]
 struct Item<'a> {
-    id: &'a str,
-    url: &'a str,
-    title: &'a str,
-    content_html: &'a str,
-    date_published: String,
-    tags: &'a [String],
+    #[serde(flatten)]
+    entry: EntryJson<'a>,
+    /// Only where the entry has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     summary: Option<&'a str>,
 }
@@ -43,12 +40,7 @@ pub fn render(info: &FeedInfo, entries: &[&Entry]) -> Vec<u8> {
         items: entries
             .iter()
             .map(|entry| Item {
-                id: &entry.id,
-                url: &entry.url,
-                title: &entry.title,
-                content_html: &entry.content_html,
-                date_published: entry.date_published(),
-                tags: &entry.tags,
+                entry: entry.json(),
                 summary: entry.summary.as_deref(),
             })
             .collect(),
