@@ -245,7 +245,6 @@ fn bad_queries_are_400_naming_the_parameter() {
         ("page=%20", "page"),
         ("page=1&page=1", "page"),
         ("page=1&page=2", "page"),
-        ("page=99999999999999999999999999", "page"),
         ("limit=0", "limit"),
         ("limit=101", "limit"),
         ("limit=-20", "limit"),
@@ -280,6 +279,9 @@ fn bad_queries_are_400_naming_the_parameter() {
     assert_eq!(past.status, 200);
     assert_eq!(past.json()["data"], json!([]));
     assert_eq!(past.json()["page"], 999);
+    let far = server.get(&listing("page=99999999999999999999999999"), Some(ACME));
+    assert_eq!(far.status, 200, "{}", far.text());
+    assert_eq!(far.json()["data"], json!([]));
 }
 
 #[test]
