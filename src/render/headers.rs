@@ -1,29 +1,39 @@
 //! `_headers`: the response headers of the static tree, in the format Netlify and
 //! Cloudflare Pages read, so a CDN serves the feeds with their types and the pages with the
 //! framing each org allows. `examples/nginx.conf` gives the same headers.
+//!
+//! The rules are few and generic (those hosts cap the number of rules), plus one block per
+//! org that restricts who may frame it; an org without `embed_origins` may be framed by any
+//! site, so it needs no `frame-ancestors` rule.
 
 use std::fmt::Write;
 
 use crate::content::Index;
 
+const GENERIC_RULES: &str = "\
+# Written by shiplog generate: response headers for Netlify, Cloudflare Pages and the like.
+/*
+  X-Content-Type-Options: nosniff
+  Cache-Control: public, max-age=300, must-revalidate
+/*feed.xml
+  Content-Type: application/rss+xml; charset=utf-8
+/*feed.json
+  Content-Type: application/feed+json; charset=utf-8
+";
+
 /// The `_headers` file for every org of `index`.
 pub fn render(index: &Index) -> Vec<u8> {
-    let mut out = String::from(
-        "# Written by shiplog generate: response headers for Netlify, Cloudflare Pages and the like.\n",
-    );
+    let mut out = String::from(GENERIC_RULES);
     for org in index.orgs() {
-        let ancestors = if org.settings.embed_origins.is_empty() {
-            "*".to_string()
-        } else {
-            org.settings.embed_origins.join(" ")
-        };
-        let slug = &org.slug;
+        if org.settings.embed_origins.is_empty() {
+            continue;
+        }
         // Writing to a String cannot fail.
         let _ = write!(
             out,
-            "\n/{slug}/changelog/*\n  X-Content-Type-Options: nosniff\n  Content-Security-Policy: frame-ancestors {ancestors}\n  Cache-Control: public, max-age=300, must-revalidate\n\
-             /{slug}/changelog/*feed.xml\n  Content-Type: application/rss+xml; charset=utf-8\n\
-             /{slug}/changelog/*feed.json\n  Content-Type: application/feed+json; charset=utf-8\n"
+            "/{}/changelog/*\n  Content-Security-Policy: frame-ancestors {}\n",
+            org.slug,
+            org.settings.embed_origins.join(" ")
         );
     }
     out.into_bytes()
