@@ -337,9 +337,17 @@ async function vnuCheck(publicDir) {
  * summary, tags and body) stays under the budget: styles, script, header, navigation and
  * the markup around each entry all count.
  */
+/** The org folders of the built site, sorted (files such as `_headers` are not orgs). */
+async function orgFolders(publicDir) {
+  return (await readdir(publicDir, { withFileTypes: true }))
+    .filter((item) => item.isDirectory())
+    .map((item) => item.name)
+    .sort();
+}
+
 async function weightChecks(publicDir) {
   const bytes = (text) => Buffer.byteLength(text || "");
-  for (const org of (await readdir(publicDir)).sort()) {
+  for (const org of await orgFolders(publicDir)) {
     await attempt(`page weight ${org}`, async () => {
       const html = await readFile(join(publicDir, org, "changelog/index.html"), "utf8");
       const feed = JSON.parse(await readFile(join(publicDir, org, "changelog/feed.json"), "utf8"));
@@ -411,9 +419,8 @@ async function main() {
       ["entry", orgOrigin + entry],
       ["tag", `${orgOrigin}/changelog/tags/${encodeURIComponent(tag)}/`],
     ];
-    const otherOrgs = (await readdir(publicDir))
+    const otherOrgs = (await orgFolders(publicDir))
       .filter((org) => org !== EMBEDDED_ORG)
-      .sort()
       .map((org) => [`${org}-changelog`, `${orgUrl.replace("{org}", org)}/changelog/`]);
     await embedChecks(browser, origin, feed);
     await pageChecks(browser, [...pages, ...otherOrgs]);
