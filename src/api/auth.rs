@@ -330,17 +330,19 @@ pub fn new_key(keys_path: &Path, content_dir: &Path, org: &str, name: &str) -> R
     let key = format!("{KEY_PREFIX}{}", to_hex(&random));
     let digest = to_hex(&Sha256::digest(key.as_bytes()));
 
+    // What each key of the file should say, to check a rewrite against.
+    let fields = |k: &ApiKey| {
+        (
+            k.name.clone(),
+            k.org.clone(),
+            to_hex(&k.digest),
+            k.rate_limit_per_minute,
+        )
+    };
     let wanted: Vec<(String, String, String, u32)> = old
         .as_slice()
         .iter()
-        .map(|k| {
-            (
-                k.name.clone(),
-                k.org.clone(),
-                to_hex(&k.digest),
-                k.rate_limit_per_minute,
-            )
-        })
+        .map(fields)
         .chain(std::iter::once((
             name.to_string(),
             org.to_string(),
@@ -352,18 +354,7 @@ pub fn new_key(keys_path: &Path, content_dir: &Path, org: &str, name: &str) -> R
         .into_iter()
         .find(|candidate| {
             Keys::parse(keys_path, candidate).is_ok_and(|keys| {
-                let got: Vec<_> = keys
-                    .as_slice()
-                    .iter()
-                    .map(|k| {
-                        (
-                            k.name.clone(),
-                            k.org.clone(),
-                            to_hex(&k.digest),
-                            k.rate_limit_per_minute,
-                        )
-                    })
-                    .collect();
+                let got: Vec<_> = keys.as_slice().iter().map(fields).collect();
                 got == wanted
             })
         })

@@ -92,6 +92,28 @@ impl Build {
         files_under(&self.public())
     }
 
+    /// Checks `feed.json` file `relative` against the JSON Feed 1.1 schema (date-time
+    /// formats enforced); panics naming the file and every violation.
+    pub fn assert_json_feed_valid(&self, relative: &str) {
+        static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+        let validator = VALIDATOR.get_or_init(|| {
+            let path = fixture("../schema/jsonfeed-1.1.schema.json");
+            let schema: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(path).expect("schema"))
+                    .expect("JSON");
+            jsonschema::options()
+                .should_validate_formats(true)
+                .build(&schema)
+                .expect("valid schema")
+        });
+        let feed = self.json(relative);
+        let errors: Vec<String> = validator
+            .iter_errors(&feed)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{relative}: {errors:?}");
+    }
+
     pub fn stderr(&self) -> String {
         String::from_utf8_lossy(&self.output.stderr).into_owned()
     }
