@@ -3,16 +3,7 @@
 
 mod support;
 
-use support::{copy_tree, files_under, fixture, shiplog, Build, NOW};
-
-fn item_ids(feed: &serde_json::Value) -> Vec<&str> {
-    feed["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|item| item["id"].as_str().expect("id"))
-        .collect()
-}
+use support::{copy_tree, files_under, fixture, item_ids, shiplog, Build, NOW};
 
 #[test]
 fn entries_are_ordered_by_date_then_id_and_dates_are_utc() {

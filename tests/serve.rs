@@ -8,11 +8,10 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use common::{
-    copy_dir, fixture, request, spawn_program, wait_with_deadline, write_entry, Logs, Response,
-    CHANGE_TIMEOUT, START_TIMEOUT,
+    copy_dir, fixture, poll_until, request, spawn_program, wait_with_deadline, write_entry, Logs,
+    Response, CHANGE_TIMEOUT, START_TIMEOUT,
 };
 
 /// What the reload script asks for.
@@ -80,22 +79,7 @@ impl Preview {
 
     /// Polls `GET target` at the host of `org` until `check` holds, or panics at the deadline.
     fn poll(&self, org: &str, target: &str, check: impl Fn(&Response) -> bool) -> Response {
-        let deadline = Instant::now() + CHANGE_TIMEOUT;
-        loop {
-            let response = self.get(org, target);
-            if check(&response) {
-                return response;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "condition not met in {CHANGE_TIMEOUT:?}; last response {} {}\nstderr:\n{}",
-                response.status,
-                response.text(),
-                self.logs.lines().join("\n")
-            );
-            // Ask again shortly: a condition polled until a deadline, not a guess.
-            std::thread::sleep(Duration::from_millis(25));
-        }
+        poll_until(CHANGE_TIMEOUT, &self.logs, || self.get(org, target), check)
     }
 
     /// The token of the build being served.

@@ -6,16 +6,7 @@ mod support;
 
 use std::path::Path;
 
-use support::{copy_tree, files_under, fixture, shiplog, Build, NOW};
-
-fn item_ids(feed: &serde_json::Value) -> Vec<&str> {
-    feed["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|item| item["id"].as_str().expect("id"))
-        .collect()
-}
+use support::{copy_tree, files_under, fixture, item_ids, shiplog, Build, NOW};
 
 /// Runs `shiplog generate` in `dir` (which holds `content/`) and returns its output.
 fn generate_in(dir: &Path, extra: &[&str]) -> std::process::Output {

@@ -267,22 +267,7 @@ impl Server {
         timeout: Duration,
         check: impl Fn(&Response) -> bool,
     ) -> Response {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let response = self.get(target, key);
-            if check(&response) {
-                return response;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "condition not met in {timeout:?}; last response {} {}\nlogs:\n{}",
-                response.status,
-                response.text(),
-                self.logs.lines().join("\n")
-            );
-            // Poll again shortly: a condition wait with a deadline, not a guess.
-            std::thread::sleep(Duration::from_millis(25));
-        }
+        poll_until(timeout, &self.logs, || self.get(target, key), check)
     }
 }
 
@@ -296,6 +281,31 @@ impl Drop for Server {
 }
 
 /// Waits for `child` to exit, polling until the deadline.
+/// Calls `fetch` until `check` holds on its response, or panics at the deadline with the
+/// last response and the server's logs: a condition polled until a deadline, not a guess.
+pub fn poll_until(
+    timeout: Duration,
+    logs: &Logs,
+    fetch: impl Fn() -> Response,
+    check: impl Fn(&Response) -> bool,
+) -> Response {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let response = fetch();
+        if check(&response) {
+            return response;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "condition not met in {timeout:?}; last response {} {}\nlogs:\n{}",
+            response.status,
+            response.text(),
+            logs.lines().join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
 pub fn wait_with_deadline(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
     let deadline = Instant::now() + timeout;
     loop {

@@ -119,6 +119,16 @@ impl Build {
     }
 }
 
+/// The ids of a JSON feed's items, in order.
+pub fn item_ids(feed: &serde_json::Value) -> Vec<&str> {
+    feed["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|item| item["id"].as_str().expect("id"))
+        .collect()
+}
+
 /// Every file under `root`, as sorted `/`-separated relative paths.
 pub fn files_under(root: &Path) -> Vec<String> {
     let mut files: Vec<String> = walkdir::WalkDir::new(root)
