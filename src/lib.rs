@@ -7,7 +7,9 @@ pub mod api;
 pub mod color;
 pub mod config;
 pub mod content;
+mod digest;
 pub mod error;
+pub mod generate;
 pub mod render;
 pub mod scaffold;
 pub mod serve;
@@ -42,15 +44,26 @@ pub fn load_with(
     config_required: bool,
     adjust: impl FnOnce(&mut SiteConfig),
 ) -> Result<(SiteConfig, content::Index)> {
-    let (mut site, mut problems) = match SiteConfig::load(config, config_required) {
-        Ok(site) => (site, Vec::new()),
-        // Go on with the defaults, so the content's problems are reported too.
-        Err(Error::Invalid(found)) => (SiteConfig::default(), found.into_vec()),
-        Err(other) => return Err(other),
-    };
+    let (mut site, problems) = read_config(config, config_required)?;
     adjust(&mut site);
-    match content::load(content, &site) {
-        Ok(index) => Error::check(problems).map(|()| (site, index)),
+    let index = with_config_problems(problems, content::load(content, &site))?;
+    Ok((site, index))
+}
+
+/// Reads the site settings; when they have problems, the defaults come with the problems,
+/// so that the content can be read and its problems reported too.
+fn read_config(config: &Path, config_required: bool) -> Result<(SiteConfig, Vec<Problem>)> {
+    match SiteConfig::load(config, config_required) {
+        Ok(site) => Ok((site, Vec::new())),
+        Err(Error::Invalid(found)) => Ok((SiteConfig::default(), found.into_vec())),
+        Err(other) => Err(other),
+    }
+}
+
+/// `result` of reading the content, with the settings' `problems` reported first.
+fn with_config_problems<T>(mut problems: Vec<Problem>, result: Result<T>) -> Result<T> {
+    match result {
+        Ok(value) => Error::check(problems).map(|()| value),
         Err(Error::Invalid(found)) => {
             problems.extend(found.into_vec());
             Err(Error::Invalid(Problems::new(problems)))
@@ -60,7 +73,7 @@ pub fn load_with(
 }
 
 /// Everything `generate` checks, without writing: loads the settings and content, and
-/// renders every page and feed in memory (so theme errors show too).
+/// renders every page and feed in memory, one org at a time (so theme errors show too).
 pub fn check(
     content: &Path,
     config: &Path,
@@ -68,30 +81,10 @@ pub fn check(
     now: DateTime<Utc>,
 ) -> Result<content::Index> {
     let (site, index) = load(content, config, config_required)?;
-    let themes = render::Themes::load(&index, &site.themes_dir)?;
-    render::render(&index, &themes, now)?;
+    let themes = render::Themes::load(
+        index.orgs().iter().map(|org| org.settings.theme.as_str()),
+        &site.themes_dir,
+    )?;
+    render::render_each(&index, &themes, now, |_, _| Ok(()))?;
     Ok(index)
-}
-
-/// Builds the static site from `index` into `output` as of `now`: what `shiplog generate`
-/// does after [`load`]. Refuses an output folder that holds the content or the working
-/// directory, since the build replaces the output folder as a whole.
-pub fn generate(
-    site: &SiteConfig,
-    index: &content::Index,
-    content: &Path,
-    output: &Path,
-    now: DateTime<Utc>,
-) -> Result<render::Summary> {
-    if let Ok(output_real) = output.canonicalize() {
-        let content_real = content.canonicalize().unwrap_or_default();
-        let cwd = std::env::current_dir().unwrap_or_default();
-        if content_real.starts_with(&output_real) || cwd.starts_with(&output_real) {
-            return Err(Error::Usage(format!(
-                "refusing to replace output folder {}: it holds the content folder or the working directory",
-                output.display()
-            )));
-        }
-    }
-    render::build(index, site, output, now)
 }

@@ -4,11 +4,13 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shiplog::Error;
 
 const EXAMPLES: &str = "Examples:
@@ -150,7 +152,10 @@ struct GenerateArgs {
     /// Build as if it were this time (RFC 3339), for reproducible builds.
     #[arg(long, value_name = "TIME", value_parser = parse_now)]
     now: Option<DateTime<Utc>>,
-    /// Print nothing on success.
+    /// Rebuild every org, ignoring (and removing) the cache of the last build.
+    #[arg(long)]
+    no_cache: bool,
+    /// Print nothing on success, and show no progress bar.
     #[arg(long, short)]
     quiet: bool,
 }
@@ -206,24 +211,78 @@ fn main() -> ExitCode {
 
 fn generate(args: GenerateArgs) -> Result<(), Error> {
     let started = Instant::now();
-    let config_path = args
-        .config
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("shiplog.yaml"));
-    let (site, index) = shiplog::load(&args.content, &config_path, args.config.is_some())?;
-    let now = args.now.unwrap_or_else(Utc::now);
-    let summary = shiplog::generate(&site, &index, &args.content, &args.output, now)?;
+    let settings = shiplog::generate::Settings {
+        config_required: args.config.is_some(),
+        config: args.config.unwrap_or_else(|| PathBuf::from("shiplog.yaml")),
+        content: args.content,
+        output: args.output,
+        now: args.now.unwrap_or_else(Utc::now),
+        incremental: !args.no_cache,
+    };
+    let progress = Progress::new(!args.quiet);
+    let summary = shiplog::generate::run(&settings, &|done, total| progress.update(done, total));
+    progress.bar.finish_and_clear();
+    let summary = summary?;
     if !args.quiet {
+        let reused = match summary.reused {
+            0 => String::new(),
+            n => format!(" ({n} unchanged)"),
+        };
         eprintln!(
-            "built {} organizations, {} published entries, {} files into {} in {} ms",
+            "built {} organizations{reused}, {} published entries, {} files into {} \
+             ({} written, {} removed) in {} ms",
             summary.orgs,
             summary.entries,
             summary.files,
-            args.output.display(),
+            settings.output.display(),
+            summary.changes.written,
+            summary.changes.removed,
             started.elapsed().as_millis()
         );
     }
     Ok(())
+}
+
+/// The progress bar of a build: drawn on a terminal (outside CI) once the build has taken
+/// a second, so that quick builds print nothing extra.
+struct Progress {
+    bar: ProgressBar,
+    started: Instant,
+    enabled: bool,
+    shown: AtomicBool,
+}
+
+impl Progress {
+    fn new(wanted: bool) -> Self {
+        let bar = ProgressBar::hidden();
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {pos}/{len} organizations {wide_bar} {elapsed}",
+            )
+            .expect("the template is valid"),
+        );
+        Progress {
+            bar,
+            started: Instant::now(),
+            enabled: wanted
+                && std::io::stderr().is_terminal()
+                && std::env::var_os("CI").is_none_or(|v| v.is_empty()),
+            shown: AtomicBool::new(false),
+        }
+    }
+
+    fn update(&self, done: usize, total: usize) {
+        if !self.enabled {
+            return;
+        }
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+        if self.started.elapsed() >= Duration::from_secs(1)
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    }
 }
 
 fn serve(args: ServeArgs) -> Result<(), Error> {

@@ -330,7 +330,7 @@ fn a_rebuild_removes_the_files_of_deleted_entries() {
     let leftovers: Vec<_> = std::fs::read_dir(work.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.contains("shiplog"))
+        .filter(|name| name.contains("shiplog-new") || name.contains("shiplog-old"))
         .collect();
     assert!(
         leftovers.is_empty(),

@@ -85,14 +85,46 @@ type ParsedFile = (usize, Result<entry::Parsed, Vec<Problem>>);
 
 /// An entry file waiting to be read.
 struct EntryFile {
-    org: usize,
     path: PathBuf,
     default_id: String,
 }
 
-/// Loads every organization under `content_dir`. All problems in all files are collected
-/// and returned together.
-pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
+/// A content folder walked, its orgs' settings read, and its entries not yet parsed: what
+/// [`load`] does first. A build that can reuse an org's earlier output loads the others only.
+pub struct Scan {
+    folders: Vec<OrgFolder>,
+    problems: Vec<Problem>,
+}
+
+/// One org folder of a [`Scan`]: its settings and the files it holds.
+pub struct OrgFolder {
+    pub slug: String,
+    /// The org's public address, without a trailing `/`.
+    pub url: String,
+    pub settings: OrgSettings,
+    /// Where it is.
+    folder: PathBuf,
+    /// `_org.yaml`, when there is one.
+    settings_file: Option<PathBuf>,
+    entry_files: Vec<EntryFile>,
+    assets: Vec<Asset>,
+}
+
+impl OrgFolder {
+    /// Every file whose content the org's entries, pages and feeds are made of, in a fixed
+    /// order: `_org.yaml`, the entry files, then the other files.
+    pub fn sources(&self) -> impl Iterator<Item = &Path> {
+        self.settings_file
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(self.entry_files.iter().map(|file| file.path.as_path()))
+            .chain(self.assets.iter().map(|asset| asset.source.as_path()))
+    }
+}
+
+/// Walks `content_dir` and reads each org's `_org.yaml`; entries are parsed by
+/// [`Scan::load`]. Problems found so far wait in the scan, to be reported with the rest.
+pub fn scan(content_dir: &Path, site: &SiteConfig) -> Result<Scan> {
     let root = content_dir.canonicalize().map_err(|e| {
         Error::Usage(format!(
             "content folder {} cannot be opened: {e}",
@@ -107,49 +139,104 @@ pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
     }
     let mut problems = Vec::new();
     let slugs = org_folders(content_dir, &mut problems)?;
-
-    let mut orgs = Vec::with_capacity(slugs.len());
-    let mut files = Vec::new();
-    for (index, slug) in slugs.into_iter().enumerate() {
+    let mut folders = Vec::with_capacity(slugs.len());
+    for slug in slugs {
         let folder = content_dir.join(&slug);
         let settings_path = folder.join("_org.yaml");
-        let settings = match std::fs::read(&settings_path) {
-            Ok(bytes) => {
+        let (settings, settings_file) = match std::fs::read(&settings_path) {
+            Ok(bytes) => (
                 OrgSettings::parse(&settings_path, &bytes, &slug, site).unwrap_or_else(|found| {
                     problems.extend(found);
                     OrgSettings::defaults(&slug, site)
-                })
-            }
+                }),
+                Some(settings_path),
+            ),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                OrgSettings::defaults(&slug, site)
+                (OrgSettings::defaults(&slug, site), None)
             }
             Err(e) => {
                 problems.push(Problem::file(&settings_path, format!("cannot read: {e}")));
-                OrgSettings::defaults(&slug, site)
+                (OrgSettings::defaults(&slug, site), Some(settings_path))
             }
         };
-        let assets = org_files(&folder, &root, index, &mut files, &mut problems);
-        orgs.push(Org {
+        let (entry_files, assets) = org_files(&folder, &root, &mut problems);
+        folders.push(OrgFolder {
             url: site.org_url(&slug),
             slug,
             settings,
-            entries: Vec::new(),
+            folder,
+            settings_file,
+            entry_files,
             assets,
         });
     }
+    Ok(Scan { folders, problems })
+}
 
-    let parsed: Vec<ParsedFile> = files
-        .par_iter()
-        .map(|file| {
-            let result = match std::fs::read(&file.path) {
-                Ok(bytes) => {
-                    entry::parse(&file.path, &bytes, &file.default_id, &orgs[file.org].url)
-                }
-                Err(e) => Err(vec![Problem::file(&file.path, format!("cannot read: {e}"))]),
-            };
-            (file.org, result)
-        })
-        .collect();
+impl Scan {
+    /// The org folders, in slug order.
+    pub fn orgs(&self) -> &[OrgFolder] {
+        &self.folders
+    }
+
+    /// Whether walking the folder and reading the orgs' settings found no problem.
+    pub fn is_clean(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// Parses the entries of the orgs `selected` says yes to (in parallel) and indexes
+    /// those orgs. All problems of the scan and of those orgs are returned together.
+    pub fn load(self, selected: impl Fn(&OrgFolder) -> bool) -> Result<Index> {
+        let Scan { folders, problems } = self;
+        let mut orgs = Vec::with_capacity(folders.len());
+        let mut org_paths = Vec::with_capacity(folders.len());
+        let mut files = Vec::new();
+        for folder in folders.into_iter().filter(|folder| selected(folder)) {
+            org_paths.push(folder.folder);
+            files.extend(
+                folder
+                    .entry_files
+                    .into_iter()
+                    .map(|file| (orgs.len(), file)),
+            );
+            orgs.push(Org {
+                slug: folder.slug,
+                url: folder.url,
+                settings: folder.settings,
+                entries: Vec::new(),
+                assets: folder.assets,
+            });
+        }
+        let parsed: Vec<ParsedFile> = files
+            .par_iter()
+            .map(|(org, file)| {
+                let result = match std::fs::read(&file.path) {
+                    Ok(bytes) => {
+                        entry::parse(&file.path, &bytes, &file.default_id, &orgs[*org].url)
+                    }
+                    Err(e) => Err(vec![Problem::file(&file.path, format!("cannot read: {e}"))]),
+                };
+                (*org, result)
+            })
+            .collect();
+        index(orgs, &org_paths, parsed, problems)
+    }
+}
+
+/// Loads every organization under `content_dir`. All problems in all files are collected
+/// and returned together.
+pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
+    scan(content_dir, site)?.load(|_| true)
+}
+
+/// Files the parsed entries under their orgs (found in `folders`) and checks each org as a
+/// whole.
+fn index(
+    mut orgs: Vec<Org>,
+    folders: &[PathBuf],
+    parsed: Vec<ParsedFile>,
+    mut problems: Vec<Problem>,
+) -> Result<Index> {
     let mut drafts: Vec<Vec<Entry>> = vec![Vec::new(); orgs.len()];
     let mut links: Vec<Vec<(Url, Problem)>> = vec![Vec::new(); orgs.len()];
     let mut warnings = Vec::new();
@@ -168,9 +255,9 @@ pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
         }
     }
 
-    for ((org, drafts), links) in orgs.iter_mut().zip(&drafts).zip(links) {
+    for (((org, folder), drafts), links) in orgs.iter_mut().zip(folders).zip(&drafts).zip(links) {
         report_duplicate_ids(org.entries.iter().chain(drafts), &mut problems);
-        attach_bundle_assets(org, content_dir, drafts);
+        attach_bundle_assets(org, folder, drafts);
         report_asset_clashes(org, &mut problems);
         org.entries
             .sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.id.cmp(&b.id)));
@@ -191,18 +278,14 @@ fn is_bundle_index(path: &Path, org_folder: &Path) -> bool {
 
 /// Moves the files inside a bundle folder from the org's assets to the bundle's entry, so
 /// they are published with it (and never for a draft).
-fn attach_bundle_assets(org: &mut Org, content_dir: &Path, drafts: &[Entry]) {
-    let folder = content_dir.join(&org.slug);
+fn attach_bundle_assets(org: &mut Org, folder: &Path, drafts: &[Entry]) {
     let mut bundles: HashMap<&Path, Option<usize>> = HashMap::new();
     for (i, entry) in org.entries.iter().enumerate() {
-        if is_bundle_index(&entry.source, &folder) {
+        if is_bundle_index(&entry.source, folder) {
             bundles.insert(entry.source.parent().expect("in a folder"), Some(i));
         }
     }
-    for draft in drafts
-        .iter()
-        .filter(|d| is_bundle_index(&d.source, &folder))
-    {
+    for draft in drafts.iter().filter(|d| is_bundle_index(&d.source, folder)) {
         bundles.insert(draft.source.parent().expect("in a folder"), None);
     }
     let mut moves: Vec<(usize, Option<usize>, PathBuf)> = Vec::new();
@@ -317,17 +400,16 @@ fn org_folders(content_dir: &Path, problems: &mut Vec<Problem>) -> Result<Vec<St
     Ok(slugs)
 }
 
-/// Collects the files of one org folder, in any sub-folder: `.md` files (any case) go to
-/// `files`, the rest (but names starting with `_`, like `_org.yaml`) are returned as
-/// assets. Names starting with `.`, and folders starting with `_`, are skipped; links may not
-/// lead out of the content folder.
+/// Collects the files of one org folder, in any sub-folder and in path order: the entry
+/// files (`.md`, any case) and the assets (the rest, but names starting with `_`, like
+/// `_org.yaml`). Names starting with `.`, and folders starting with `_`, are skipped; links
+/// may not lead out of the content folder.
 fn org_files(
     folder: &Path,
     root: &Path,
-    org: usize,
-    files: &mut Vec<EntryFile>,
     problems: &mut Vec<Problem>,
-) -> Vec<Asset> {
+) -> (Vec<EntryFile>, Vec<Asset>) {
+    let mut files = Vec::new();
     let mut assets = Vec::new();
     let walker = walkdir::WalkDir::new(folder)
         .follow_links(true)
@@ -385,7 +467,6 @@ fn org_files(
                 stem.to_string()
             };
             files.push(EntryFile {
-                org,
                 path: path.to_path_buf(),
                 default_id,
             });
@@ -398,7 +479,7 @@ fn org_files(
             });
         }
     }
-    assets
+    (files, assets)
 }
 
 /// An asset may not take the place of a generated file (an entry's page, a feed, a page).

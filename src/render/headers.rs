@@ -8,7 +8,10 @@
 
 use std::fmt::Write;
 
-use crate::content::Index;
+use crate::content::OrgSettings;
+
+/// Its name, at the root of the output folder.
+pub const FILE: &str = "_headers";
 
 const GENERIC_RULES: &str = "\
 # Written by shiplog generate: response headers for Netlify, Cloudflare Pages and the like.
@@ -21,19 +24,18 @@ const GENERIC_RULES: &str = "\
   Content-Type: application/feed+json; charset=utf-8
 ";
 
-/// The `_headers` file for every org of `index`.
-pub fn render(index: &Index) -> Vec<u8> {
+/// The `_headers` file for the orgs given as slug and settings, in slug order.
+pub fn render<'a>(orgs: impl IntoIterator<Item = (&'a str, &'a OrgSettings)>) -> Vec<u8> {
     let mut out = String::from(GENERIC_RULES);
-    for org in index.orgs() {
-        if org.settings.embed_origins.is_empty() {
+    for (slug, settings) in orgs {
+        if settings.embed_origins.is_empty() {
             continue;
         }
         // Writing to a String cannot fail.
         let _ = write!(
             out,
-            "/{}/changelog/*\n  Content-Security-Policy: frame-ancestors {}\n",
-            org.slug,
-            org.settings.embed_origins.join(" ")
+            "/{slug}/changelog/*\n  Content-Security-Policy: frame-ancestors {}\n",
+            settings.embed_origins.join(" ")
         );
     }
     out.into_bytes()

@@ -1,22 +1,25 @@
-//! The static build: every org's pages and feeds rendered in memory, then written to a
-//! temporary folder beside the output and swapped in, so a failed build changes nothing.
+//! The static build: each org's pages and feeds rendered in memory, orgs in parallel, and
+//! written through an [`OutputTree`], so a failed build changes nothing.
 
 mod headers;
 mod json_feed;
+mod output;
 mod page;
 mod rss;
 mod tags;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
+pub use output::{Changes, OutputTree};
 pub use page::Theme;
 
 use crate::config::SiteConfig;
-use crate::content::{Asset, Entry, Index, Org};
+use crate::content::{Asset, Entry, Index, Org, OrgSettings};
 use crate::error::{Error, Result};
 
 /// What a build wrote.
@@ -25,7 +28,12 @@ pub struct Summary {
     pub orgs: usize,
     /// Published entries across all orgs.
     pub entries: usize,
+    /// Files of the built tree.
     pub files: usize,
+    /// Orgs whose files were kept from the build before, unchanged.
+    pub reused: usize,
+    /// What the output folder had to change.
+    pub changes: Changes,
 }
 
 /// One list of entries with its own pages and feeds: an org's whole changelog, or the
@@ -119,38 +127,25 @@ pub type OutputFile = (PathBuf, Vec<u8>);
 pub struct Themes(HashMap<String, Theme>);
 
 impl Themes {
-    /// Parses every theme the orgs of `index` use, looking them up in `themes_dir`.
-    pub fn load(index: &Index, themes_dir: &Path) -> Result<Themes> {
+    /// Parses the themes `names` (repeats allowed), looking them up in `themes_dir`.
+    pub fn load<'a>(names: impl IntoIterator<Item = &'a str>, themes_dir: &Path) -> Result<Themes> {
         let mut themes = HashMap::new();
-        for org in index.orgs() {
-            let name = &org.settings.theme;
+        for name in names {
             if !themes.contains_key(name) {
-                themes.insert(name.clone(), Theme::load(name, themes_dir)?);
+                themes.insert(name.to_string(), Theme::load(name, themes_dir)?);
             }
         }
         Ok(Themes(themes))
     }
 
-    /// The theme of `org`.
-    fn of(&self, org: &Org) -> &Theme {
-        &self.0[&org.settings.theme]
+    /// The theme called `name`, one of those loaded.
+    pub fn get(&self, name: &str) -> &Theme {
+        &self.0[name]
     }
 }
 
-/// Renders the whole site for the time `now` into memory, orgs in parallel, in path order.
-pub fn render(index: &Index, themes: &Themes, now: DateTime<Utc>) -> Result<Vec<OutputFile>> {
-    let per_org: Vec<Vec<OutputFile>> = index
-        .orgs()
-        .par_iter()
-        .map(|org| render_org(org, themes.of(org), now))
-        .collect::<Result<_>>()?;
-    let mut files: Vec<OutputFile> = per_org.into_iter().flatten().collect();
-    files.push((PathBuf::from("_headers"), headers::render(index)));
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(files)
-}
-
-fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<OutputFile>> {
+/// Renders every page, feed and file of one org as of `now`, in memory.
+pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<OutputFile>> {
     let published = org.published(now);
     let mut listings = vec![Listing::changelog(org, published)];
     listings.extend(
@@ -197,17 +192,53 @@ fn read_asset(asset: &Asset) -> Result<Vec<u8>> {
     })
 }
 
-/// Renders and writes the site to `output`, replacing what was there. Themes are looked up
-/// in `site.themes_dir`.
+/// The `_headers` file at the root of the output, for the orgs given as slug and settings.
+pub fn headers_file<'a>(orgs: impl IntoIterator<Item = (&'a str, &'a OrgSettings)>) -> OutputFile {
+    (PathBuf::from(headers::FILE), headers::render(orgs))
+}
+
+/// Renders every org of `index` in parallel and hands each org's files to `sink`, then
+/// drops them: the whole site is never in memory at once.
+pub fn render_each(
+    index: &Index,
+    themes: &Themes,
+    now: DateTime<Utc>,
+    sink: impl Fn(&Org, Vec<OutputFile>) -> Result<()> + Sync,
+) -> Result<()> {
+    index.orgs().par_iter().try_for_each(|org| {
+        let files = render_org(org, themes.get(&org.settings.theme), now)?;
+        sink(org, files)
+    })
+}
+
+/// Renders and writes the whole site to `output` (see [`OutputTree`] for how the folder
+/// is replaced). Themes are looked up in `site.themes_dir`.
 pub fn build(
     index: &Index,
     site: &SiteConfig,
     output: &Path,
     now: DateTime<Utc>,
 ) -> Result<Summary> {
-    let themes = Themes::load(index, &site.themes_dir)?;
-    let files = render(index, &themes, now)?;
-    write_atomically(output, &files)?;
+    let themes = Themes::load(
+        index.orgs().iter().map(|org| org.settings.theme.as_str()),
+        &site.themes_dir,
+    )?;
+    let tree = OutputTree::open(output)?;
+    let files = AtomicUsize::new(1);
+    render_each(index, &themes, now, |_, org_files| {
+        files.fetch_add(org_files.len(), Ordering::Relaxed);
+        org_files
+            .iter()
+            .try_for_each(|(path, bytes)| tree.put(path, bytes))
+    })?;
+    let (path, bytes) = headers_file(
+        index
+            .orgs()
+            .iter()
+            .map(|org| (org.slug.as_str(), &org.settings)),
+    );
+    tree.put(&path, &bytes)?;
+    let changes = tree.commit()?;
     Ok(Summary {
         orgs: index.orgs().len(),
         entries: index
@@ -215,88 +246,8 @@ pub fn build(
             .iter()
             .map(|org| org.published(now).len())
             .sum(),
-        files: files.len(),
-    })
-}
-
-/// Writes `files` into a fresh folder beside `output`, then swaps it in. On any error the
-/// temporary folder is removed and `output` is left as it was.
-pub fn write_atomically(output: &Path, files: &[OutputFile]) -> Result<()> {
-    if output.exists() && !output.is_dir() {
-        return Err(Error::Usage(format!(
-            "output {} is a file, not a folder",
-            output.display()
-        )));
-    }
-    let write_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Write { path, source }
-    };
-    let name = output.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
-        Error::Usage(format!(
-            "output folder {} has no usable name",
-            output.display()
-        ))
-    })?;
-    let parent = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent).map_err(write_error(&parent))?;
-    let staging = parent.join(format!(".{name}.shiplog-new-{}", std::process::id()));
-    let previous = parent.join(format!(".{name}.shiplog-old-{}", std::process::id()));
-
-    let written = write_tree(&staging, files);
-    if let Err(e) = written {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(e);
-    }
-    let had_output = output.exists();
-    if had_output {
-        if let Err(source) = std::fs::rename(output, &previous) {
-            let _ = std::fs::remove_dir_all(&staging);
-            return Err(Error::Write {
-                path: output.to_path_buf(),
-                source,
-            });
-        }
-    }
-    if let Err(source) = std::fs::rename(&staging, output) {
-        if had_output {
-            let _ = std::fs::rename(&previous, output);
-        }
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(Error::Write {
-            path: output.to_path_buf(),
-            source,
-        });
-    }
-    if had_output {
-        std::fs::remove_dir_all(&previous).map_err(write_error(&previous))?;
-    }
-    Ok(())
-}
-
-fn write_tree(root: &Path, files: &[OutputFile]) -> Result<()> {
-    if root.exists() {
-        std::fs::remove_dir_all(root).map_err(|source| Error::Write {
-            path: root.to_path_buf(),
-            source,
-        })?;
-    }
-    std::fs::create_dir_all(root).map_err(|source| Error::Write {
-        path: root.to_path_buf(),
-        source,
-    })?;
-    files.par_iter().try_for_each(|(relative, bytes)| {
-        let path = root.join(relative);
-        let write_error = |source| Error::Write {
-            path: path.clone(),
-            source,
-        };
-        if let Some(folder) = path.parent() {
-            std::fs::create_dir_all(folder).map_err(write_error)?;
-        }
-        std::fs::write(&path, bytes).map_err(write_error)
+        files: files.into_inner(),
+        reused: 0,
+        changes,
     })
 }

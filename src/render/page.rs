@@ -12,7 +12,7 @@ use crate::color::Color;
 use crate::config::DEFAULT_THEME;
 use crate::content::{Entry, Org};
 use crate::error::{Error, Result};
-use crate::text;
+use crate::{digest, text};
 
 /// The built-in theme, `themes/default/`, compiled into the binary.
 const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
@@ -67,6 +67,8 @@ pub struct Theme {
     tera: Tera,
     /// Where the templates come from, for error messages: the theme's folder.
     label: String,
+    /// SHA-256 of every template's name and text.
+    fingerprint: [u8; 32],
 }
 
 /// What every page knows about its org.
@@ -228,6 +230,12 @@ impl Theme {
             }
             label = folder.display().to_string();
         }
+        let mut digest = digest::Parts::default();
+        for (file, text) in &templates {
+            digest.add(file);
+            digest.add(text);
+        }
+        let fingerprint = digest.finish();
         let mut tera = Tera::default();
         tera.add_raw_templates(templates)
             .map_err(|source| Error::Template {
@@ -236,7 +244,16 @@ impl Theme {
             })?;
         tera.set_escape_fn(escape_html);
         tera.register_filter("scrollable", scrollable_filter);
-        Ok(Theme { tera, label })
+        Ok(Theme {
+            tera,
+            label,
+            fingerprint,
+        })
+    }
+
+    /// A digest of the templates: it changes whenever one of them does.
+    pub fn fingerprint(&self) -> &[u8; 32] {
+        &self.fingerprint
     }
 
     fn render(&self, name: &str, context: &impl Serialize) -> Result<Vec<u8>> {

@@ -1,0 +1,265 @@
+//! Writing a build into the output folder so that a failed build changes nothing there, and
+//! a file whose bytes did not change is not touched (web servers and CDNs keep its ETag).
+//!
+//! New and changed files are first written to a staging folder beside the output. Only when
+//! every file is staged does [`OutputTree::commit`] move them in: in one rename when there
+//! was no output yet, else file by file, putting each replaced or stale file aside first so
+//! that a failure half-way is rolled back.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::error::{Error, Result};
+
+/// An output folder being written by one build.
+pub struct OutputTree {
+    output: PathBuf,
+    /// Where new files wait (and, when `existing` is `None`, the whole new tree).
+    staging: PathBuf,
+    /// Where replaced and stale files are put aside while committing.
+    aside: PathBuf,
+    /// The files of the output folder before the build and their sizes, by relative path;
+    /// `None` when there was no output folder, or an empty one.
+    existing: Option<HashMap<PathBuf, u64>>,
+    /// Every file of the new tree, and the ones among them to move in from `staging`.
+    written: Mutex<Written>,
+    committed: bool,
+}
+
+#[derive(Default)]
+struct Written {
+    all: HashSet<PathBuf>,
+    staged: Vec<PathBuf>,
+}
+
+/// What a commit changed in the output folder.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Files added or rewritten.
+    pub written: usize,
+    /// Files removed because the build no longer yields them.
+    pub removed: usize,
+}
+
+impl OutputTree {
+    /// Starts writing to `output` (created on commit if missing). Refuses an `output`
+    /// that is a file.
+    pub fn open(output: &Path) -> Result<OutputTree> {
+        if output.exists() && !output.is_dir() {
+            return Err(Error::Usage(format!(
+                "output {} is a file, not a folder",
+                output.display()
+            )));
+        }
+        let name = output.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
+            Error::Usage(format!(
+                "output folder {} has no usable name",
+                output.display()
+            ))
+        })?;
+        let parent = match output.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let id = std::process::id();
+        let staging = parent.join(format!(".{name}.shiplog-new-{id}"));
+        let aside = parent.join(format!(".{name}.shiplog-old-{id}"));
+        let existing = if output.is_dir() {
+            Some(list_files(output)?).filter(|files| !files.is_empty())
+        } else {
+            None
+        };
+        for folder in [&staging, &aside] {
+            if folder.exists() {
+                std::fs::remove_dir_all(folder).map_err(write_error(folder))?;
+            }
+        }
+        std::fs::create_dir_all(&staging).map_err(write_error(&staging))?;
+        Ok(OutputTree {
+            output: output.to_path_buf(),
+            staging,
+            aside,
+            existing,
+            written: Mutex::default(),
+            committed: false,
+        })
+    }
+
+    /// Whether the output folder holds `relative` with `size` bytes (a cheap check that an
+    /// earlier build's file is still in place).
+    pub fn holds(&self, relative: &Path, size: u64) -> bool {
+        self.existing
+            .as_ref()
+            .is_some_and(|files| files.get(relative) == Some(&size))
+    }
+
+    /// Adds a file to the new tree. It is staged unless the output folder holds these very
+    /// bytes already.
+    pub fn put(&self, relative: &Path, bytes: &[u8]) -> Result<()> {
+        let unchanged = self.holds(relative, bytes.len() as u64)
+            && std::fs::read(self.output.join(relative)).is_ok_and(|old| old == bytes);
+        if !unchanged {
+            let path = self.staging.join(relative);
+            if let Some(folder) = path.parent() {
+                std::fs::create_dir_all(folder).map_err(write_error(folder))?;
+            }
+            std::fs::write(&path, bytes).map_err(write_error(&path))?;
+        }
+        let mut written = self
+            .written
+            .lock()
+            .expect("no writer panics holding the lock");
+        written.all.insert(relative.to_path_buf());
+        if !unchanged {
+            written.staged.push(relative.to_path_buf());
+        }
+        Ok(())
+    }
+
+    /// Keeps a file of the output folder as it is, in the new tree.
+    pub fn keep(&self, relative: &Path) {
+        let mut written = self
+            .written
+            .lock()
+            .expect("no writer panics holding the lock");
+        written.all.insert(relative.to_path_buf());
+    }
+
+    /// Makes the output folder hold exactly the files put or kept: moves the staged files
+    /// in and removes the others. On failure the output folder is left as it was.
+    pub fn commit(mut self) -> Result<Changes> {
+        let written = std::mem::take(self.written.get_mut().expect("no writer panicked"));
+        let changes = match self.existing.take() {
+            None => self.swap_in(written.staged.len())?,
+            Some(existing) => {
+                let mut stale: Vec<PathBuf> = existing
+                    .into_keys()
+                    .filter(|path| !written.all.contains(path))
+                    .collect();
+                stale.sort();
+                let mut staged = written.staged;
+                staged.sort();
+                self.move_in(&staged, &stale)?
+            }
+        };
+        self.committed = true;
+        for folder in [&self.staging, &self.aside] {
+            if folder.exists() {
+                std::fs::remove_dir_all(folder).map_err(write_error(folder))?;
+            }
+        }
+        Ok(changes)
+    }
+
+    /// Renames the staging folder to the output folder (an empty output folder is replaced).
+    fn swap_in(&self, files: usize) -> Result<Changes> {
+        if let Some(parent) = self.output.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(write_error(parent))?;
+        }
+        std::fs::rename(&self.staging, &self.output).map_err(write_error(&self.output))?;
+        Ok(Changes {
+            written: files,
+            removed: 0,
+        })
+    }
+
+    /// Puts `stale` and the files `staged` replaces aside, then moves `staged` in; undoes
+    /// every move when one fails.
+    fn move_in(&self, staged: &[PathBuf], stale: &[PathBuf]) -> Result<Changes> {
+        let mut done: Vec<(PathBuf, PathBuf)> = Vec::new();
+        let result = (|| {
+            for relative in stale {
+                move_file(
+                    &self.output.join(relative),
+                    &self.aside.join(relative),
+                    &mut done,
+                )?;
+            }
+            remove_empty_folders(&self.output, stale);
+            for relative in staged {
+                let target = self.output.join(relative);
+                if target.exists() {
+                    move_file(&target, &self.aside.join(relative), &mut done)?;
+                }
+                move_file(&self.staging.join(relative), &target, &mut done)?;
+            }
+            Ok(())
+        })();
+        if let Err(error) = result {
+            for (from, to) in done.iter().rev() {
+                if let Some(folder) = from.parent() {
+                    let _ = std::fs::create_dir_all(folder);
+                }
+                let _ = std::fs::rename(to, from);
+            }
+            return Err(error);
+        }
+        Ok(Changes {
+            written: staged.len(),
+            removed: stale.len(),
+        })
+    }
+}
+
+impl Drop for OutputTree {
+    /// A build that did not commit leaves nothing behind but the output folder as it was.
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+/// Renames `from` to `to` (creating `to`'s folder) and notes it in `done`.
+fn move_file(from: &Path, to: &Path, done: &mut Vec<(PathBuf, PathBuf)>) -> Result<()> {
+    if let Some(folder) = to.parent() {
+        std::fs::create_dir_all(folder).map_err(write_error(folder))?;
+    }
+    std::fs::rename(from, to).map_err(write_error(to))?;
+    done.push((from.to_path_buf(), to.to_path_buf()));
+    Ok(())
+}
+
+/// Removes the folders of `root` that removing `removed` left empty.
+fn remove_empty_folders(root: &Path, removed: &[PathBuf]) {
+    let mut folders: Vec<&Path> = removed
+        .iter()
+        .flat_map(|path| path.ancestors().skip(1))
+        .filter(|folder| !folder.as_os_str().is_empty())
+        .collect();
+    // Deepest first, so that a parent is tried once its children are gone.
+    folders.sort_by(|a, b| {
+        let depth = |folder: &Path| folder.components().count();
+        depth(b).cmp(&depth(a)).then_with(|| a.cmp(b))
+    });
+    folders.dedup();
+    for folder in folders {
+        // Fails, as it should, for a folder that still holds something.
+        let _ = std::fs::remove_dir(root.join(folder));
+    }
+}
+
+/// Every file under `root` (symbolic links included, not followed) with its size, by path
+/// relative to `root`.
+fn list_files(root: &Path) -> Result<HashMap<PathBuf, u64>> {
+    let mut files = HashMap::new();
+    for item in walkdir::WalkDir::new(root).min_depth(1) {
+        let item = item.map_err(|e| Error::Read {
+            path: e.path().unwrap_or(root).to_path_buf(),
+            source: e.into(),
+        })?;
+        if item.file_type().is_dir() {
+            continue;
+        }
+        let size = item.metadata().map_or(0, |m| m.len());
+        let relative = item.path().strip_prefix(root).expect("under the root");
+        files.insert(relative.to_path_buf(), size);
+    }
+    Ok(files)
+}
+
+fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+    let path = path.to_path_buf();
+    move |source| Error::Write { path, source }
+}

@@ -1,0 +1,237 @@
+//! Rebuilding into the same output folder: only what changed is parsed, rendered and
+//! written, and the result is always byte-identical to a cold build of the same content.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use support::{copy_tree, files_under, fixture, shiplog, NOW};
+
+/// A site folder a test changes between builds: `content/` from the `incremental`
+/// fixture, built into `public/`.
+struct Site {
+    dir: tempfile::TempDir,
+}
+
+impl Site {
+    fn new() -> Site {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&fixture("incremental/content"), &dir.path().join("content"));
+        Site { dir }
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    fn write(&self, relative: &str, text: &str) {
+        let path = self.path(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// Runs `shiplog generate` at `now` with `extra` flags; returns its stderr and
+    /// asserts it succeeded.
+    fn generate(&self, now: &str, extra: &[&str]) -> String {
+        let mut args = vec!["generate", "--now", now];
+        args.extend(extra);
+        let output = shiplog(self.dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "generate failed: {stderr}");
+        stderr
+    }
+
+    /// Every output file with its bytes.
+    fn output(&self) -> BTreeMap<String, Vec<u8>> {
+        tree(&self.path("public"))
+    }
+
+    /// Every output file with its inode: a file rewritten gets a new one.
+    fn inodes(&self) -> BTreeMap<String, u64> {
+        let public = self.path("public");
+        files_under(&public)
+            .into_iter()
+            .map(|file| {
+                let inode = std::fs::metadata(public.join(&file)).unwrap().ino();
+                (file, inode)
+            })
+            .collect()
+    }
+
+    /// Asserts the output equals a cold build of the same site at `now`, in a fresh copy.
+    fn assert_same_as_cold_build(&self, now: &str) {
+        let cold = tempfile::tempdir().unwrap();
+        for part in ["content", "shiplog.yaml", "themes"] {
+            let from = self.path(part);
+            if from.is_dir() {
+                copy_tree(&from, &cold.path().join(part));
+            } else if from.exists() {
+                std::fs::copy(&from, cold.path().join(part)).unwrap();
+            }
+        }
+        let output = shiplog(cold.path(), &["generate", "--now", now, "--no-cache"]);
+        assert!(output.status.success());
+        let expected = tree(&cold.path().join("public"));
+        let actual = self.output();
+        assert_eq!(
+            actual.keys().collect::<Vec<_>>(),
+            expected.keys().collect::<Vec<_>>(),
+            "the files differ from a cold build's"
+        );
+        for (file, bytes) in &expected {
+            assert!(actual[file] == *bytes, "{file} differs from a cold build's");
+        }
+    }
+}
+
+fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    files_under(root)
+        .into_iter()
+        .map(|file| {
+            let bytes = std::fs::read(root.join(&file)).unwrap();
+            (file, bytes)
+        })
+        .collect()
+}
+
+/// The files of `after` that are new or rewritten since `before`.
+fn rewritten(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) -> Vec<String> {
+    after
+        .iter()
+        .filter(|(file, inode)| before.get(*file) != Some(inode))
+        .map(|(file, _)| file.clone())
+        .collect()
+}
+
+#[test]
+fn editing_one_entry_rebuilds_its_org_and_rewrites_only_changed_files() {
+    let site = Site::new();
+    let first = site.generate(NOW, &[]);
+    assert!(!first.contains("unchanged"), "{first}");
+    let before = site.inodes();
+
+    let edited = std::fs::read_to_string(site.path("content/north/second-wind.md")).unwrap();
+    site.write(
+        "content/north/second-wind.md",
+        &edited.replace("title: Second wind", "title: Second wind, edited"),
+    );
+    let second = site.generate(NOW, &[]);
+    assert!(second.contains("(2 unchanged)"), "{second}");
+    site.assert_same_as_cold_build(NOW);
+
+    let changed = rewritten(&before, &site.inodes());
+    assert!(
+        changed.contains(&"north/changelog/second-wind/index.html".to_string()),
+        "{changed:?}"
+    );
+    assert!(changed.contains(&"north/changelog/feed.json".to_string()));
+    // The other orgs, and the files of North that do not show the title, stay as they were.
+    for file in &changed {
+        assert!(file.starts_with("north/"), "{file} was rewritten");
+    }
+    assert!(!changed.contains(&"north/changelog/first-light/index.html".to_string()));
+    assert!(!changed.contains(&"_headers".to_string()));
+
+    // Building again changes nothing at all.
+    let third = site.generate(NOW, &[]);
+    assert!(third.contains("(3 unchanged)") && third.contains("(0 written, 0 removed)"));
+}
+
+#[test]
+fn settings_and_templates_are_part_of_the_cache_key() {
+    let site = Site::new();
+    site.generate(NOW, &[]);
+
+    site.write("shiplog.yaml", "org_url: https://{org}.example.com\n");
+    let after_settings = site.generate(NOW, &[]);
+    assert!(!after_settings.contains("unchanged"), "{after_settings}");
+    site.assert_same_as_cold_build(NOW);
+
+    site.write(
+        "shiplog.yaml",
+        "org_url: https://{org}.example.com\ntheme: plain\n",
+    );
+    site.write("themes/plain/style.css", "body { margin: 0 }\n");
+    site.generate(NOW, &[]);
+    site.write("themes/plain/style.css", "body { margin: 1px }\n");
+    let after_template = site.generate(NOW, &[]);
+    assert!(!after_template.contains("unchanged"), "{after_template}");
+    assert!(
+        std::fs::read_to_string(site.path("public/west/changelog/index.html"))
+            .unwrap()
+            .contains("margin: 1px")
+    );
+    site.assert_same_as_cold_build(NOW);
+}
+
+#[test]
+fn the_build_time_decides_which_orgs_change() {
+    let site = Site::new();
+    site.generate(NOW, &[]);
+
+    // South's scheduled entry comes out on December 1; nothing else changes.
+    let december = "2026-12-02T00:00:00Z";
+    let stderr = site.generate(december, &[]);
+    assert!(stderr.contains("(2 unchanged)"), "{stderr}");
+    assert!(site
+        .path("public/south/changelog/holiday-sale/index.html")
+        .exists());
+    site.assert_same_as_cold_build(december);
+
+    // Back before North's second entry: North loses it, and South its December one.
+    let october = "2026-10-05T00:00:00Z";
+    let stderr = site.generate(october, &[]);
+    assert!(stderr.contains("(1 unchanged)"), "{stderr}");
+    assert!(!site.path("public/north/changelog/second-wind").exists());
+    site.assert_same_as_cold_build(october);
+}
+
+#[test]
+fn a_damaged_output_folder_is_repaired() {
+    let site = Site::new();
+    site.generate(NOW, &[]);
+    std::fs::remove_file(site.path("public/west/changelog/only-entry/index.html")).unwrap();
+    site.write("public/north/changelog/stray.html", "not built by shiplog");
+    site.write("public/elsewhere/file.txt", "nor this");
+    site.generate(NOW, &[]);
+    site.assert_same_as_cold_build(NOW);
+    assert!(!site.path("public/elsewhere").exists());
+}
+
+#[test]
+fn a_failed_rebuild_changes_nothing() {
+    let site = Site::new();
+    site.generate(NOW, &[]);
+    let before = site.output();
+    let inodes = site.inodes();
+
+    site.write(
+        "content/west/broken.md",
+        "---\ntitle: [unclosed\n---\nBody.\n",
+    );
+    let failed = shiplog(site.dir.path(), &["generate", "--now", NOW]);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&failed.stderr)
+        .contains("content/west/broken.md:3:1: invalid YAML"));
+    assert!(site.output() == before, "the output changed");
+    assert_eq!(site.inodes(), inodes);
+
+    std::fs::remove_file(site.path("content/west/broken.md")).unwrap();
+    let stderr = site.generate(NOW, &[]);
+    assert!(stderr.contains("(3 unchanged)"), "{stderr}");
+}
+
+#[test]
+fn no_cache_rebuilds_everything_and_forgets_the_cache() {
+    let site = Site::new();
+    site.generate(NOW, &[]);
+    let cache = site.path(".public.shiplog-cache.json");
+    assert!(cache.exists());
+    let stderr = site.generate(NOW, &["--no-cache"]);
+    assert!(!stderr.contains("unchanged"), "{stderr}");
+    assert!(stderr.contains("(0 written, 0 removed)"), "{stderr}");
+    assert!(!cache.exists());
+    site.assert_same_as_cold_build(NOW);
+}
