@@ -2,6 +2,7 @@
 //! link and image made absolute against the entry's own URL.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, TextMergeStream};
@@ -94,7 +95,7 @@ pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Rendered {
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut raw, transformed.into_iter());
     Rendered {
-        html: sanitizer(entry_url).clean(&raw).to_string(),
+        html: sanitize(&raw, entry_url),
         local_links,
     }
 }
@@ -261,13 +262,26 @@ fn next_bare_url(text: &str) -> Option<(usize, usize)> {
     }
 }
 
-/// The sanitizer for one entry: a conservative allow-list, no scripts, no event handlers,
-/// only web and mail URL schemes, relative URLs resolved against the entry; a `target` can
-/// only be `_blank`.
-fn sanitizer(entry_url: &Url) -> ammonia::Builder<'static> {
+/// Sanitizes an entry's HTML, resolving relative URLs against `entry_url`. Each thread
+/// keeps its sanitizer: building one costs more than cleaning a typical entry.
+fn sanitize(html: &str, entry_url: &Url) -> String {
+    thread_local! {
+        static SANITIZER: RefCell<ammonia::Builder<'static>> = RefCell::new(sanitizer());
+    }
+    SANITIZER.with_borrow_mut(|builder| {
+        builder
+            .url_relative(ammonia::UrlRelative::RewriteWithBase(entry_url.clone()))
+            .clean(html)
+            .to_string()
+    })
+}
+
+/// The sanitizer: a conservative allow-list, no scripts, no event handlers, only web and
+/// mail URL schemes; a `target` can only be `_blank`. Relative URLs are resolved against
+/// the entry's URL, set for each entry by [`sanitize`].
+fn sanitizer() -> ammonia::Builder<'static> {
     let mut builder = ammonia::Builder::default();
     builder
-        .url_relative(ammonia::UrlRelative::RewriteWithBase(entry_url.clone()))
         .link_rel(Some("noopener noreferrer"))
         .add_tag_attributes("a", ["target"])
         .add_tags(["input"])

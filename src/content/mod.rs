@@ -79,10 +79,6 @@ impl Org {
     }
 }
 
-/// What reading one entry file gave: the index of its org, and the entry or the file's
-/// problems.
-type ParsedFile = (usize, Result<entry::Parsed, Vec<Problem>>);
-
 /// An entry file waiting to be read.
 struct EntryFile {
     path: PathBuf,
@@ -179,47 +175,91 @@ impl Scan {
         &self.folders
     }
 
-    /// Whether walking the folder and reading the orgs' settings found no problem.
-    pub fn is_clean(&self) -> bool {
-        self.problems.is_empty()
+    /// The problems walking the folder and reading the orgs' settings found.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
     }
 
     /// Parses the entries of the orgs `selected` says yes to (in parallel) and indexes
     /// those orgs. All problems of the scan and of those orgs are returned together.
-    pub fn load(self, selected: impl Fn(&OrgFolder) -> bool) -> Result<Index> {
-        let Scan { folders, problems } = self;
-        let mut orgs = Vec::with_capacity(folders.len());
-        let mut org_paths = Vec::with_capacity(folders.len());
-        let mut files = Vec::new();
-        for folder in folders.into_iter().filter(|folder| selected(folder)) {
-            org_paths.push(folder.folder);
-            files.extend(
-                folder
-                    .entry_files
-                    .into_iter()
-                    .map(|file| (orgs.len(), file)),
-            );
-            orgs.push(Org {
-                slug: folder.slug,
-                url: folder.url,
-                settings: folder.settings,
-                entries: Vec::new(),
-                assets: folder.assets,
-            });
-        }
-        let parsed: Vec<ParsedFile> = files
+    pub fn load(self, selected: impl Fn(&OrgFolder) -> bool + Sync) -> Result<Index> {
+        let loaded: Vec<Result<Loaded, Vec<Problem>>> = self
+            .folders
             .par_iter()
-            .map(|(org, file)| {
-                let result = match std::fs::read(&file.path) {
-                    Ok(bytes) => {
-                        entry::parse(&file.path, &bytes, &file.default_id, &orgs[*org].url)
-                    }
-                    Err(e) => Err(vec![Problem::file(&file.path, format!("cannot read: {e}"))]),
-                };
-                (*org, result)
-            })
+            .filter(|folder| selected(folder))
+            .map(load_org)
             .collect();
-        index(orgs, &org_paths, parsed, problems)
+        let mut problems = self.problems;
+        let mut orgs = Vec::with_capacity(loaded.len());
+        let mut warnings = Vec::new();
+        for result in loaded {
+            match result {
+                Ok(loaded) => {
+                    orgs.push(loaded.org);
+                    warnings.extend(loaded.warnings);
+                }
+                Err(found) => problems.extend(found),
+            }
+        }
+        Error::check(problems)?;
+        warnings.sort();
+        Ok(Index { orgs, warnings })
+    }
+}
+
+/// One org, parsed and checked.
+pub struct Loaded {
+    pub org: Org,
+    /// Things worth fixing that do not stop a build, in no particular order.
+    pub warnings: Vec<Problem>,
+}
+
+/// Parses the entries of one org folder of a [`Scan`] (in parallel) and checks the org as a
+/// whole; all its problems are returned together.
+pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
+    let parsed: Vec<Result<entry::Parsed, Vec<Problem>>> = folder
+        .entry_files
+        .par_iter()
+        .map(|file| match std::fs::read(&file.path) {
+            Ok(bytes) => entry::parse(&file.path, &bytes, &file.default_id, &folder.url),
+            Err(e) => Err(vec![Problem::file(&file.path, format!("cannot read: {e}"))]),
+        })
+        .collect();
+    let mut org = Org {
+        slug: folder.slug.clone(),
+        url: folder.url.clone(),
+        settings: folder.settings.clone(),
+        entries: Vec::new(),
+        assets: folder.assets.clone(),
+    };
+    let mut problems = Vec::new();
+    let mut drafts = Vec::new();
+    let mut links = Vec::new();
+    let mut warnings = Vec::new();
+    for result in parsed {
+        match result {
+            Ok(parsed) => {
+                warnings.extend(parsed.warnings);
+                links.extend(parsed.local_links);
+                if parsed.draft {
+                    drafts.push(parsed.entry);
+                } else {
+                    org.entries.push(parsed.entry);
+                }
+            }
+            Err(found) => problems.extend(found),
+        }
+    }
+    report_duplicate_ids(org.entries.iter().chain(&drafts), &mut problems);
+    attach_bundle_assets(&mut org, &folder.folder, &drafts);
+    report_asset_clashes(&org, &mut problems);
+    org.entries
+        .sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.id.cmp(&b.id)));
+    report_broken_links(&org, &drafts, links, &mut warnings);
+    if problems.is_empty() {
+        Ok(Loaded { org, warnings })
+    } else {
+        Err(problems)
     }
 }
 
@@ -227,45 +267,6 @@ impl Scan {
 /// and returned together.
 pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
     scan(content_dir, site)?.load(|_| true)
-}
-
-/// Files the parsed entries under their orgs (found in `folders`) and checks each org as a
-/// whole.
-fn index(
-    mut orgs: Vec<Org>,
-    folders: &[PathBuf],
-    parsed: Vec<ParsedFile>,
-    mut problems: Vec<Problem>,
-) -> Result<Index> {
-    let mut drafts: Vec<Vec<Entry>> = vec![Vec::new(); orgs.len()];
-    let mut links: Vec<Vec<(Url, Problem)>> = vec![Vec::new(); orgs.len()];
-    let mut warnings = Vec::new();
-    for (org, result) in parsed {
-        match result {
-            Ok(parsed) => {
-                warnings.extend(parsed.warnings);
-                links[org].extend(parsed.local_links);
-                if parsed.draft {
-                    drafts[org].push(parsed.entry);
-                } else {
-                    orgs[org].entries.push(parsed.entry);
-                }
-            }
-            Err(found) => problems.extend(found),
-        }
-    }
-
-    for (((org, folder), drafts), links) in orgs.iter_mut().zip(folders).zip(&drafts).zip(links) {
-        report_duplicate_ids(org.entries.iter().chain(drafts), &mut problems);
-        attach_bundle_assets(org, folder, drafts);
-        report_asset_clashes(org, &mut problems);
-        org.entries
-            .sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.id.cmp(&b.id)));
-        report_broken_links(org, drafts, links, &mut warnings);
-    }
-    Error::check(problems)?;
-    warnings.sort();
-    Ok(Index { orgs, warnings })
 }
 
 /// Whether `path` is a bundle's entry file: `index.md` inside a folder of the org.

@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
 use crate::content;
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::render::{self, OutputTree, Summary, Themes};
 use cache::{Manifest, OrgRecord};
 
@@ -37,6 +37,11 @@ pub struct Settings {
 /// Builds the static site. `progress` hears `(orgs done, orgs in all)` after each org.
 /// Refuses an output folder that holds the content or the working directory, since the
 /// build replaces the output folder as a whole.
+///
+/// Orgs are loaded, rendered and written one after another (several at once), so memory
+/// holds a few orgs, never the whole site. Every problem of every org is still reported:
+/// after the first one, the remaining orgs are only checked, and the output is left as it
+/// was.
 pub fn run(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Summary> {
     refuse_output_holding(&settings.content, &settings.output)?;
     let now = settings.now;
@@ -55,86 +60,148 @@ pub fn run(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
     let tree = OutputTree::open(&settings.output)?;
     let mut keys = HashMap::new();
     let mut reused = HashMap::new();
-    if let (Ok(themes), true) = (&themes, config_problems.is_empty() && scan.is_clean()) {
-        let found: Vec<(String, Option<String>)> = scan
+    if let Ok(themes) = &themes {
+        let found: Vec<(&str, Option<String>)> = scan
             .orgs()
             .par_iter()
             .map(|org| {
                 let theme = themes.get(&org.settings.theme);
-                (org.slug.clone(), cache::org_key(org, &site, theme))
+                (org.slug.as_str(), cache::org_key(org, &site, theme))
             })
             .collect();
         for (slug, key) in found {
             let Some(key) = key else { continue };
-            if let Some(record) = previous.reusable(&slug, &key, now, &tree) {
-                reused.insert(slug.clone(), record.clone());
+            if let Some(record) = previous.reusable(slug, &key, now, &tree) {
+                reused.insert(slug, record.clone());
             }
             keys.insert(slug, key);
         }
     }
+    let total = scan.orgs().len();
+    let done = AtomicUsize::new(0);
+    let step = || progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+    for record in reused.values() {
+        for (path, _) in &record.files {
+            tree.keep(path);
+        }
+        step();
+    }
+    let mut problems = config_problems;
+    problems.extend_from_slice(scan.problems());
+    let failed = Failures {
+        problems: Mutex::new(problems),
+        error: Mutex::new(None),
+    };
+    let built = Mutex::new(Vec::new());
+    scan.orgs()
+        .par_iter()
+        .filter(|folder| !reused.contains_key(folder.slug.as_str()))
+        .for_each(|folder| {
+            let org = match content::load_org(folder) {
+                Ok(loaded) => loaded.org,
+                Err(found) => return failed.problems(found),
+            };
+            let (Ok(themes), false) = (&themes, failed.any()) else {
+                // Only checked: the build has failed already.
+                return;
+            };
+            let written =
+                render::render_org(&org, themes.get(&org.settings.theme), now).and_then(|files| {
+                    for (path, bytes) in &files {
+                        tree.put(path, bytes)?;
+                    }
+                    Ok(files)
+                });
+            match written {
+                Ok(files) => {
+                    if let Some(key) = keys.get(org.slug.as_str()) {
+                        let record = OrgRecord::new(key.clone(), &org, now, &files);
+                        lock(&built).push((org.slug.clone(), record));
+                    }
+                    step();
+                }
+                Err(error) => failed.error(error),
+            }
+        });
+    failed.check(themes.err())?;
+
     let headers = render::headers_file(
         scan.orgs()
             .iter()
             .map(|org| (org.slug.as_str(), &org.settings)),
     );
-    let total = scan.orgs().len();
-    let index = crate::with_config_problems(
-        config_problems,
-        scan.load(|org| !reused.contains_key(&org.slug)),
-    )?;
-    let themes = themes?;
-
-    // The cache describes the output as it is; from here on that changes.
-    remove_if_present(&cache_path)?;
-    let done = AtomicUsize::new(0);
-    // `_headers`, and the files of each org.
-    let mut files = 1;
-    for record in reused.values() {
-        for (path, _) in &record.files {
-            tree.keep(path);
-        }
-        files += record.files.len();
-        progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-    }
-    let built = Mutex::new(Vec::new());
-    render::render_each(&index, &themes, now, |org, org_files| {
-        for (path, bytes) in &org_files {
-            tree.put(path, bytes)?;
-        }
-        if let Some(key) = keys.get(&org.slug) {
-            let record = OrgRecord::new(key.clone(), org, now, &org_files);
-            built
-                .lock()
-                .expect("no builder panics holding the lock")
-                .push((org.slug.clone(), record));
-        }
-        progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-        Ok(())
-    })?;
     tree.put(&headers.0, &headers.1)?;
+    // The cache describes the output as it is; the commit changes that.
+    remove_if_present(&cache_path)?;
     let changes = tree.commit()?;
 
     let built = built.into_inner().expect("no builder panicked");
-    files += built
-        .iter()
-        .map(|(_, record)| record.files.len())
-        .sum::<usize>();
+    let records = || {
+        reused
+            .values()
+            .chain(built.iter().map(|(_, record)| record))
+    };
     let summary = Summary {
         orgs: total,
-        entries: reused
-            .values()
-            .chain(built.iter().map(|(_, r)| r))
-            .map(|r| r.entries)
-            .sum(),
-        files,
+        entries: records().map(|record| record.entries).sum(),
+        // `_headers`, and the files of each org.
+        files: 1 + records().map(|record| record.files.len()).sum::<usize>(),
         reused: reused.len(),
         changes,
     };
     if settings.incremental {
+        let records = reused
+            .into_iter()
+            .map(|(slug, record)| (slug.to_string(), record))
+            .chain(built);
         // A cache that cannot be written only makes the next build a full one.
-        let _ = Manifest::new(reused.into_iter().chain(built)).write(&cache_path);
+        let _ = Manifest::new(records).write(&cache_path);
     }
     Ok(summary)
+}
+
+/// What went wrong in a build, collected from every org.
+struct Failures {
+    /// Problems in the settings and the content: all of them are reported.
+    problems: Mutex<Vec<Problem>>,
+    /// The first other error (a theme's, a file that cannot be written), reported when
+    /// the content has no problem.
+    error: Mutex<Option<Error>>,
+}
+
+impl Failures {
+    fn problems(&self, found: Vec<Problem>) {
+        lock(&self.problems).extend(found);
+    }
+
+    fn error(&self, error: Error) {
+        match error {
+            Error::Invalid(found) => self.problems(found.into_vec()),
+            other => {
+                lock(&self.error).get_or_insert(other);
+            }
+        }
+    }
+
+    /// Whether anything went wrong yet.
+    fn any(&self) -> bool {
+        !lock(&self.problems).is_empty() || lock(&self.error).is_some()
+    }
+
+    /// The build's error, if any: the content's problems first, else `theme_error`, else
+    /// the first error met while building.
+    fn check(self, theme_error: Option<Error>) -> Result<()> {
+        let problems = self.problems.into_inner().expect("no builder panicked");
+        Error::check(problems)?;
+        match theme_error.or(self.error.into_inner().expect("no builder panicked")) {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().expect("no builder panics holding a lock")
 }
 
 /// The build replaces `output` as a whole: it may not hold the content or the working
