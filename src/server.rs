@@ -1,8 +1,13 @@
 //! The HTTP plumbing `shiplog-api` and `shiplog serve` share: binding an address, serving
 //! HTTP/1.1 connections until SIGTERM or Ctrl-C, then letting the requests in flight finish.
+//!
+//! Hostile clients are bounded here: a request head may be at most [`MAX_HEAD_BYTES`] (431
+//! beyond), must arrive within the header read timeout, and at most `max_connections`
+//! connections are open at once; further ones wait in the listen backlog until one closes.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http_body_util::Full;
@@ -10,15 +15,25 @@ use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket};
+use tokio::sync::Semaphore;
 
 use crate::error::{Error, Result};
+
+/// The largest request head (request line and headers) accepted, in bytes; a larger one is
+/// answered 431 and the connection closed. With the connection limit, it bounds the memory
+/// that clients sending heads can hold.
+pub const MAX_HEAD_BYTES: usize = 32 * 1024;
+
+/// Connections open at once when the settings do not say.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 
 /// A bound address, ready to serve.
 pub(crate) struct Server {
     listener: TcpListener,
     addr: SocketAddr,
     http: hyper::server::conn::http1::Builder,
+    connection_slots: Arc<Semaphore>,
 }
 
 /// A server that stopped accepting connections; the ones open may still be answering.
@@ -31,17 +46,25 @@ pub(crate) struct Stopping {
 impl Server {
     /// Binds `listen`: an IP address and port, or a host name and port (port 0 picks a free
     /// one). A client has `header_read_timeout` to send a request's head, and an idle
-    /// kept-alive connection is closed after as long.
-    pub async fn bind(listen: &str, header_read_timeout: Duration) -> Result<Server> {
+    /// kept-alive connection is closed after as long. At most `max_connections` (at least 1)
+    /// are served at once: more wait, unaccepted, in the listen backlog.
+    pub async fn bind(
+        listen: &str,
+        header_read_timeout: Duration,
+        max_connections: usize,
+    ) -> Result<Server> {
         let usage = |e: std::io::Error| Error::Usage(format!("cannot listen on {listen}: {e}"));
-        let listener = match listen.parse::<SocketAddr>() {
-            Ok(addr) => TcpListener::bind(addr).await.map_err(usage)?,
+        let addrs: Vec<SocketAddr> = match listen.parse::<SocketAddr>() {
+            Ok(addr) => vec![addr],
             Err(_)
                 if listen
                     .rsplit_once(':')
                     .is_some_and(|(_, port)| port.parse::<u16>().is_ok()) =>
             {
-                TcpListener::bind(listen).await.map_err(usage)?
+                tokio::net::lookup_host(listen)
+                    .await
+                    .map_err(usage)?
+                    .collect()
             }
             Err(_) => {
                 return Err(Error::Usage(format!(
@@ -49,15 +72,37 @@ impl Server {
                 )))
             }
         };
+        let mut last_error = None;
+        let mut bound = None;
+        for addr in addrs {
+            match listen_on(addr) {
+                Ok(listener) => {
+                    bound = Some(listener);
+                    break;
+                }
+                Err(e) => last_error = Some(e),
+            }
+        }
+        let listener = match (bound, last_error) {
+            (Some(listener), _) => listener,
+            (None, Some(e)) => return Err(usage(e)),
+            (None, None) => {
+                return Err(Error::Usage(format!(
+                    "cannot listen on {listen}: the name has no address"
+                )))
+            }
+        };
         let addr = listener.local_addr().map_err(usage)?;
         let mut http = hyper::server::conn::http1::Builder::new();
         http.timer(TokioTimer::new())
             .header_read_timeout(header_read_timeout)
+            .max_header_size(MAX_HEAD_BYTES)
             .keep_alive(true);
         Ok(Server {
             listener,
             addr,
             http,
+            connection_slots: Arc::new(Semaphore::new(max_connections.max(1))),
         })
     }
 
@@ -79,6 +124,14 @@ impl Server {
     {
         let graceful = GracefulShutdown::new();
         let signal = loop {
+            // A free slot first: while every slot is taken, new connections wait in the
+            // kernel's backlog, costing this process nothing.
+            let slot = tokio::select! {
+                signal = shutdown.next() => break signal,
+                slot = self.connection_slots.clone().acquire_owned() => {
+                    slot.expect("the semaphore is never closed")
+                }
+            };
             tokio::select! {
                 signal = shutdown.next() => break signal,
                 accepted = self.listener.accept() => {
@@ -102,6 +155,7 @@ impl Server {
                     tokio::spawn(async move {
                         // Client errors (resets, slow heads) end only that connection.
                         let _ = connection.await;
+                        drop(slot);
                     });
                 }
             }
@@ -109,6 +163,23 @@ impl Server {
         drop(self.listener);
         Stopping { signal, graceful }
     }
+}
+
+/// Connections the kernel holds, accepted by the client but not yet by the server, while every
+/// connection slot is taken (the standard library's 128 is soon full).
+const LISTEN_BACKLOG: u32 = 1024;
+
+/// A listening socket on `addr` (with `SO_REUSEADDR`, like the standard library's).
+fn listen_on(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 impl Stopping {

@@ -29,6 +29,7 @@ pub use auth::{new_key, ApiKey, Keys, NewKey, RateLimiter};
 use crate::config::SiteConfig;
 use crate::content::Index;
 use crate::error::{Error, Result};
+pub use crate::server::DEFAULT_MAX_CONNECTIONS;
 use crate::server::{Server, Shutdown};
 
 /// Path of the health check.
@@ -57,6 +58,8 @@ pub struct Settings {
     pub header_read_timeout: Duration,
     /// How long shutting down waits for requests in flight.
     pub drain_timeout: Duration,
+    /// Connections served at once; more wait in the listen backlog until one closes.
+    pub max_connections: usize,
 }
 
 impl Settings {
@@ -71,6 +74,7 @@ impl Settings {
             listen: "127.0.0.1:8081".to_string(),
             header_read_timeout: Duration::from_secs(10),
             drain_timeout: Duration::from_secs(30),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -198,7 +202,12 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
     };
     warn_about_keys(&keys, &index, &log);
 
-    let server = Server::bind(&settings.listen, settings.header_read_timeout).await?;
+    let server = Server::bind(
+        &settings.listen,
+        settings.header_read_timeout,
+        settings.max_connections,
+    )
+    .await?;
     let addr = server.addr();
     let shared = Arc::new(Shared {
         content: ArcSwap::from_pointee(Snapshot { site, index }),
@@ -317,10 +326,9 @@ fn handle(request: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> 
     let started = Instant::now();
     let reply = route(&request, shared);
     let head = request.method() == Method::HEAD;
-    let path: String = request.uri().path().chars().take(256).collect();
     (shared.log)(Event::Request {
-        method: request.method().as_str().chars().take(32).collect(),
-        path,
+        method: logged_method(request.method()).to_string(),
+        path: logged_path(request.uri().path()).to_string(),
         status: reply.status.as_u16(),
         duration_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
         key: reply.key.clone(),
@@ -338,6 +346,35 @@ fn handle(request: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> 
         }
     }
     response
+}
+
+/// The method as logged: a client may send any token as a method, so only the standard
+/// ones are written; the rest read `other`.
+fn logged_method(method: &Method) -> &'static str {
+    const STANDARD: [Method; 9] = [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::DELETE,
+        Method::PATCH,
+        Method::OPTIONS,
+        Method::CONNECT,
+        Method::TRACE,
+    ];
+    STANDARD
+        .iter()
+        .find(|standard| *standard == method)
+        .map_or("other", Method::as_str)
+}
+
+/// The path as logged: one the server answers, else `other`. A client may put anything in a
+/// path, an API key included, and no key may reach a log line.
+fn logged_path(path: &str) -> &'static str {
+    [listing::PATH, HEALTH_PATH]
+        .into_iter()
+        .find(|known| *known == path)
+        .unwrap_or("other")
 }
 
 /// Picks the answer: 404 and 405 before anything else.

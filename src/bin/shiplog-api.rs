@@ -37,6 +37,9 @@ struct Cli {
     /// Seconds a client may take to send a request's head (idle connections close then too).
     #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     header_read_timeout: u64,
+    /// Connections served at once; more wait in the listen backlog until one closes.
+    #[arg(long, value_name = "N", default_value_t = shiplog::api::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    max_connections: usize,
 }
 
 fn main() -> ExitCode {
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         listen: cli.listen,
         header_read_timeout: Duration::from_secs(cli.header_read_timeout),
         drain_timeout: defaults.drain_timeout,
+        max_connections: cli.max_connections,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -28,7 +28,7 @@ use chrono::Utc;
 use crate::config::THEMES_FOLDER;
 use crate::error::{Error, Result};
 use crate::render;
-use crate::server::{Server, Shutdown};
+use crate::server::{Server, Shutdown, DEFAULT_MAX_CONNECTIONS};
 use crate::watch::{Kind, Target, Watch};
 
 /// The path, on every host, that answers the current build's token: the reload script
@@ -161,7 +161,7 @@ async fn serve(settings: Settings, log: Logger) -> Result<()> {
     // Signals are handled from the start, so that none sent once the server is up is lost.
     let mut shutdown = Shutdown::new()?;
     let listen = SocketAddr::new(settings.bind, settings.port).to_string();
-    let server = Server::bind(&listen, HEADER_READ_TIMEOUT).await?;
+    let server = Server::bind(&listen, HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS).await?;
     let addr = server.addr();
     let scratch = tempfile::Builder::new()
         .prefix("shiplog-serve-")

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Soak: 60 s of load on a release shiplog-api while its content changes all the time.
+#
+# A synthetic corpus (scripts/bench/corpus.py: 20 organizations of 250 entries) is served
+# with a key for org-000. wrk sends GET /api/v1/changelogs with random page (1-15) and limit
+# (1-100) on 16 connections, while an editor rewrites an entry of org-000 every 0.1 s and adds
+# or deletes one every 0.5 s (each file written aside and renamed in, as editors and git do),
+# so the server re-reads and swaps its index continuously. Passes when:
+#
+# * every response was 2xx, with no socket error (connect, read, write, timeout);
+# * the content was really reloaded many times (at least SOAK_SECONDS / 2 reloads), the last
+#   reload succeeded, and nothing was logged at level error (but for a reload that met a
+#   file deleted mid-scan, counted apart);
+# * resident memory is stable: VmRSS is sampled once a second; after a 10 s warm-up the
+#   median of the next 10 samples is the baseline, the median of the last 10 the end, and
+#   the end must be within 10% of the baseline. All samples are printed.
+#
+# Usage: bash scripts/soak.sh   (SOAK_SECONDS=60 by default; installs wrk with apt-get when
+# missing).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/lib/api-server.sh
+
+seconds=${SOAK_SECONDS:-60}
+warmup=10
+window=10
+if ((seconds < warmup + 2 * window)); then
+    echo "SOAK_SECONDS must be at least $((warmup + 2 * window))" >&2
+    exit 2
+fi
+
+if ! command -v wrk >/dev/null; then
+    echo "installing wrk"
+    if [[ $(id -u) == 0 ]]; then sudo=""; else sudo="sudo"; fi
+    $sudo apt-get update -qq && $sudo apt-get install -y -qq wrk >/dev/null
+fi
+
+cargo build --quiet --release --bin shiplog-api
+work=$(mktemp -d)
+editor_pid=""
+sampler_pid=""
+cleanup() {
+    [[ -n $editor_pid ]] && kill "$editor_pid" 2>/dev/null || true
+    [[ -n $sampler_pid ]] && kill "$sampler_pid" 2>/dev/null || true
+    stop_api
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+python3 scripts/bench/corpus.py --orgs 20 --entries 250 --shiplog "$work/site" >/dev/null
+key=$(write_key_file "$work/keys.yaml" org-000)
+start_api target/release/shiplog-api "$work/server.log" \
+    --content "$work/site/content" --config "$work/site/shiplog.yaml" --keys "$work/keys.yaml"
+echo "shiplog-api at $API_ADDR (pid $API_PID), $(find "$work/site/content" -name '*.md' | wc -l) entries"
+
+# The editor: valid changes only, each file complete when it appears.
+org=$work/site/content/org-000
+mkdir -p "$work/aside"
+edit_content() {
+    local n=0 victim date
+    while true; do
+        n=$((n + 1))
+        victim=$(find "$org" -name '*.md' | sort | sed -n "$((n % 200 + 1))p")
+        { cat "$victim"; printf '\nEdited in the soak, pass %d.\n' "$n"; } >"$work/aside/edit.md"
+        mv "$work/aside/edit.md" "$victim"
+        if ((n % 5 == 0)); then
+            if [[ -e $org/soak-added.md ]]; then
+                rm "$org/soak-added.md"
+            else
+                date=$(date -u +%Y-%m-%dT%H:%M:%SZ -d '1 hour ago')
+                printf -- '---\ntitle: "Soak entry %d"\ndate: %s\ntags: [soak]\n---\nAdded by the soak.\n' \
+                    "$n" "$date" >"$work/aside/added.md"
+                mv "$work/aside/added.md" "$org/soak-added.md"
+            fi
+        fi
+        sleep 0.1
+    done
+}
+edit_content &
+editor_pid=$!
+
+# VmRSS in KiB once a second: "second kib".
+sample_memory() {
+    local t=0
+    while true; do
+        printf '%d %s\n' "$t" "$(awk '/^VmRSS:/ {print $2}' "/proc/$API_PID/status")"
+        t=$((t + 1))
+        sleep 1
+    done >"$work/rss.txt"
+}
+sample_memory &
+sampler_pid=$!
+
+cat >"$work/load.lua" <<'LUA'
+math.randomseed(8)
+wrk.headers["Authorization"] = "Bearer " .. os.getenv("SOAK_KEY")
+request = function()
+  local path = string.format("/api/v1/changelogs?page=%d&limit=%d", math.random(1, 15), math.random(1, 100))
+  return wrk.format("GET", path)
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT requests=%d non2xx=%d connect=%d read=%d write=%d timeout=%d p99_ms=%.1f\n",
+    summary.requests, e.status, e.connect, e.read, e.write, e.timeout, latency:percentile(99) / 1000))
+end
+LUA
+SOAK_KEY=$key wrk --threads 2 --connections 16 --duration "${seconds}s" --timeout 10s \
+    --script "$work/load.lua" "http://$API_ADDR" | tee "$work/wrk.txt"
+
+kill "$sampler_pid" "$editor_pid" 2>/dev/null || true
+wait "$sampler_pid" "$editor_pid" 2>/dev/null || true
+sampler_pid=""
+editor_pid=""
+# With the editor stopped, a SIGHUP reload must succeed: the server ends on a good index.
+before=$(wc -l <"$work/server.log")
+kill -HUP "$API_PID"
+deadline=$((SECONDS + 30))
+until tail -n +"$((before + 1))" "$work/server.log" | grep -q '"event":"content_reloaded"'; do
+    if ((SECONDS > deadline)); then
+        echo "no successful reload after the edits stopped"
+        break
+    fi
+    sleep 0.1
+done
+stop_api
+
+reloads=$(grep -c '"event":"content_reloaded"' "$work/server.log" || true)
+# An entry deleted between the loader's listing of the folder and its reading of the file
+# fails that one reload (the last good index goes on serving, and the deletion's own event
+# brings the next reload): counted apart. Any other failure counts.
+vanished='"event":"reload_failed".*cannot read: No such file or directory'
+vanished_reloads=$(grep -c "$vanished" "$work/server.log" || true)
+errors=$(grep '"level":"error"' "$work/server.log" | grep -vc "$vanished" || true)
+grep '"level":"error"' "$work/server.log" | grep -v "$vanished" | head -5 || true
+last_reload=$(grep -E '"event":"(content_reloaded|reload_failed)"' "$work/server.log" | tail -1)
+if [[ $last_reload != *content_reloaded* ]]; then
+    echo "the last reload failed: $last_reload"
+    errors=$((errors + 1))
+fi
+failed_reloads=$errors
+
+python3 - "$work/rss.txt" "$work/wrk.txt" "$seconds" "$warmup" "$window" "$reloads" "$failed_reloads" "$errors" "$vanished_reloads" <<'PY'
+import re, statistics, sys
+rss_file, wrk_file, seconds, warmup, window, reloads, failed, errors, vanished = sys.argv[1:]
+seconds, warmup, window = int(seconds), int(warmup), int(window)
+reloads, failed, errors = int(reloads), int(failed), int(errors)
+samples = [tuple(map(int, line.split())) for line in open(rss_file) if len(line.split()) == 2]
+print("VmRSS samples (s: MiB):", " ".join(f"{t}:{kib / 1024:.1f}" for t, kib in samples))
+result = re.search(r"RESULT (.*)", open(wrk_file).read())
+counts = dict(pair.split("=") for pair in result.group(1).split()) if result else {}
+problems = []
+if not counts:
+    problems.append("wrk printed no result")
+else:
+    for name in ("non2xx", "connect", "read", "write", "timeout"):
+        if int(counts[name]) != 0:
+            problems.append(f"{counts[name]} {name} errors")
+    if int(counts["requests"]) == 0:
+        problems.append("no request was made")
+if reloads < seconds // 2:
+    problems.append(f"only {reloads} content reloads")
+if failed:
+    problems.append(f"{failed} reloads failed")
+if errors and not failed:
+    problems.append(f"{errors} log lines at level error")
+baseline_window = [kib for t, kib in samples if warmup <= t < warmup + window]
+end_window = [kib for t, kib in samples][-window:]
+if len(samples) < warmup + 2 * window or not baseline_window:
+    problems.append(f"only {len(samples)} memory samples")
+else:
+    baseline = statistics.median(baseline_window)
+    end = statistics.median(end_window)
+    change = (end - baseline) / baseline
+    print(f"VmRSS baseline (median of {warmup}-{warmup + window} s) {baseline / 1024:.1f} MiB, "
+          f"end (median of the last {window} s) {end / 1024:.1f} MiB: {change:+.1%}")
+    if abs(change) > 0.10:
+        problems.append(f"resident memory changed by {change:+.1%} (limit 10%)")
+print(f"requests {counts.get('requests')}, non-2xx {counts.get('non2xx')}, p99 {counts.get('p99_ms')} ms, "
+      f"content reloads {reloads}, failed reloads {failed} (and {vanished} on a file deleted mid-scan)")
+if problems:
+    print("soak FAILED: " + "; ".join(problems))
+    sys.exit(1)
+print("soak passed")
+PY
