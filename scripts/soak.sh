@@ -125,13 +125,8 @@ done
 stop_api
 
 reloads=$(grep -c '"event":"content_reloaded"' "$work/server.log" || true)
-# An entry deleted between the loader's listing of the folder and its reading of the file
-# fails that one reload (the last good index goes on serving, and the deletion's own event
-# brings the next reload): counted apart. Any other failure counts.
-vanished='"event":"reload_failed".*cannot read: No such file or directory'
-vanished_reloads=$(grep -c "$vanished" "$work/server.log" || true)
-errors=$(grep '"level":"error"' "$work/server.log" | grep -vc "$vanished" || true)
-grep '"level":"error"' "$work/server.log" | grep -v "$vanished" | head -5 || true
+errors=$(grep -c '"level":"error"' "$work/server.log" || true)
+grep '"level":"error"' "$work/server.log" | head -5 || true
 last_reload=$(grep -E '"event":"(content_reloaded|reload_failed)"' "$work/server.log" | tail -1)
 if [[ $last_reload != *content_reloaded* ]]; then
     echo "the last reload failed: $last_reload"
@@ -139,9 +134,9 @@ if [[ $last_reload != *content_reloaded* ]]; then
 fi
 failed_reloads=$errors
 
-python3 - "$work/rss.txt" "$work/wrk.txt" "$seconds" "$warmup" "$window" "$reloads" "$failed_reloads" "$errors" "$vanished_reloads" <<'PY'
+python3 - "$work/rss.txt" "$work/wrk.txt" "$seconds" "$warmup" "$window" "$reloads" "$failed_reloads" "$errors" <<'PY'
 import re, statistics, sys
-rss_file, wrk_file, seconds, warmup, window, reloads, failed, errors, vanished = sys.argv[1:]
+rss_file, wrk_file, seconds, warmup, window, reloads, failed, errors = sys.argv[1:]
 seconds, warmup, window = int(seconds), int(warmup), int(window)
 reloads, failed, errors = int(reloads), int(failed), int(errors)
 samples = [tuple(map(int, line.split())) for line in open(rss_file) if len(line.split()) == 2]
@@ -157,7 +152,7 @@ else:
             problems.append(f"{counts[name]} {name} errors")
     if int(counts["requests"]) == 0:
         problems.append("no request was made")
-if reloads < seconds // 2:
+if reloads < seconds // 6:  # the content must really change all along (about one reload a second when the machine is idle)
     problems.append(f"only {reloads} content reloads")
 if failed:
     problems.append(f"{failed} reloads failed")
@@ -176,7 +171,7 @@ else:
     if abs(change) > 0.10:
         problems.append(f"resident memory changed by {change:+.1%} (limit 10%)")
 print(f"requests {counts.get('requests')}, non-2xx {counts.get('non2xx')}, p99 {counts.get('p99_ms')} ms, "
-      f"content reloads {reloads}, failed reloads {failed} (and {vanished} on a file deleted mid-scan)")
+      f"content reloads {reloads}, failed reloads {failed}")
 if problems:
     print("soak FAILED: " + "; ".join(problems))
     sys.exit(1)

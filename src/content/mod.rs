@@ -135,38 +135,55 @@ pub fn scan(content_dir: &Path, site: &SiteConfig) -> Result<Scan> {
     }
     let mut problems = Vec::new();
     let slugs = org_folders(content_dir, &mut problems)?;
-    let mut folders = Vec::with_capacity(slugs.len());
-    for slug in slugs {
-        let folder = content_dir.join(&slug);
-        let settings_path = folder.join("_org.yaml");
-        let (settings, settings_file) = match std::fs::read(&settings_path) {
-            Ok(bytes) => (
-                OrgSettings::parse(&settings_path, &bytes, &slug, site).unwrap_or_else(|found| {
-                    problems.extend(found);
-                    OrgSettings::defaults(&slug, site)
-                }),
-                Some(settings_path),
-            ),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                (OrgSettings::defaults(&slug, site), None)
-            }
-            Err(e) => {
-                problems.push(Problem::file(&settings_path, format!("cannot read: {e}")));
-                (OrgSettings::defaults(&slug, site), Some(settings_path))
-            }
-        };
-        let (entry_files, assets) = org_files(&folder, &root, &mut problems);
-        folders.push(OrgFolder {
-            url: site.org_url(&slug),
-            slug,
-            settings,
-            folder,
-            settings_file,
-            entry_files,
-            assets,
-        });
+    let scanned: Vec<(OrgFolder, Vec<Problem>)> = slugs
+        .into_par_iter()
+        .map(|slug| scan_org(content_dir, &root, slug, site))
+        .collect();
+    let mut folders = Vec::with_capacity(scanned.len());
+    for (folder, found) in scanned {
+        folders.push(folder);
+        problems.extend(found);
     }
     Ok(Scan { folders, problems })
+}
+
+/// Reads the settings of org `slug` and lists its files, with the problems met doing so.
+fn scan_org(
+    content_dir: &Path,
+    root: &Path,
+    slug: String,
+    site: &SiteConfig,
+) -> (OrgFolder, Vec<Problem>) {
+    let mut problems = Vec::new();
+    let folder = content_dir.join(&slug);
+    let settings_path = folder.join("_org.yaml");
+    let (settings, settings_file) = match std::fs::read(&settings_path) {
+        Ok(bytes) => (
+            OrgSettings::parse(&settings_path, &bytes, &slug, site).unwrap_or_else(|found| {
+                problems.extend(found);
+                OrgSettings::defaults(&slug, site)
+            }),
+            Some(settings_path),
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            (OrgSettings::defaults(&slug, site), None)
+        }
+        Err(e) => {
+            problems.push(Problem::file(&settings_path, format!("cannot read: {e}")));
+            (OrgSettings::defaults(&slug, site), Some(settings_path))
+        }
+    };
+    let (entry_files, assets) = org_files(&folder, root, &mut problems);
+    let org = OrgFolder {
+        url: site.org_url(&slug),
+        slug,
+        settings,
+        folder,
+        settings_file,
+        entry_files,
+        assets,
+    };
+    (org, problems)
 }
 
 impl Scan {
@@ -220,9 +237,19 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
     let parsed: Vec<Result<entry::Parsed, Vec<Problem>>> = folder
         .entry_files
         .par_iter()
-        .map(|file| match std::fs::read(&file.path) {
-            Ok(bytes) => entry::parse(&file.path, &bytes, &file.default_id, &folder.url),
-            Err(e) => Err(vec![Problem::file(&file.path, format!("cannot read: {e}"))]),
+        .filter_map(|file| match std::fs::read(&file.path) {
+            Ok(bytes) => Some(entry::parse(
+                &file.path,
+                &bytes,
+                &file.default_id,
+                &folder.url,
+            )),
+            // Deleted since the folder was walked: as if the walk had come later.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => Some(Err(vec![Problem::file(
+                &file.path,
+                format!("cannot read: {e}"),
+            )])),
         })
         .collect();
     let mut org = Org {

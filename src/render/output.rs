@@ -10,6 +10,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use rayon::prelude::*;
+
 use crate::error::{Error, Result};
 
 /// An output folder being written by one build.
@@ -241,22 +243,37 @@ fn remove_empty_folders(root: &Path, removed: &[PathBuf]) {
 }
 
 /// Every file under `root` (symbolic links included, not followed) with its size, by path
-/// relative to `root`.
+/// relative to `root`. The top-level folders are walked in parallel.
 fn list_files(root: &Path) -> Result<HashMap<PathBuf, u64>> {
-    let mut files = HashMap::new();
-    for item in walkdir::WalkDir::new(root).min_depth(1) {
-        let item = item.map_err(|e| Error::Read {
-            path: e.path().unwrap_or(root).to_path_buf(),
-            source: e.into(),
-        })?;
-        if item.file_type().is_dir() {
-            continue;
-        }
-        let size = item.metadata().map_or(0, |m| m.len());
-        let relative = item.path().strip_prefix(root).expect("under the root");
-        files.insert(relative.to_path_buf(), size);
-    }
-    Ok(files)
+    let read_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Read { path, source }
+    };
+    let top: Vec<PathBuf> = std::fs::read_dir(root)
+        .map_err(read_error(root))?
+        .map(|item| item.map(|item| item.path()))
+        .collect::<std::io::Result<_>>()
+        .map_err(read_error(root))?;
+    let lists: Vec<Vec<(PathBuf, u64)>> = top
+        .par_iter()
+        .map(|start| {
+            let mut files = Vec::new();
+            for item in walkdir::WalkDir::new(start) {
+                let item = item.map_err(|e| Error::Read {
+                    path: e.path().unwrap_or(start).to_path_buf(),
+                    source: e.into(),
+                })?;
+                if item.file_type().is_dir() {
+                    continue;
+                }
+                let size = item.metadata().map_or(0, |m| m.len());
+                let relative = item.path().strip_prefix(root).expect("under the root");
+                files.push((relative.to_path_buf(), size));
+            }
+            Ok(files)
+        })
+        .collect::<Result<_>>()?;
+    Ok(lists.into_iter().flatten().collect())
 }
 
 fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
