@@ -45,7 +45,13 @@ pub fn render(info: &FeedInfo, entries: &[&Entry]) -> Vec<u8> {
             })
             .collect(),
     };
-    let mut bytes = serde_json::to_vec_pretty(&feed).expect("a feed of strings always serializes");
+    // Room for every item's HTML, escaped, and the fields around it.
+    let room: usize = entries
+        .iter()
+        .map(|entry| entry.content_html.len() * 9 / 8 + 1024)
+        .sum();
+    let mut bytes = Vec::with_capacity(room + 2048);
+    serde_json::to_writer_pretty(&mut bytes, &feed).expect("a feed of strings always serializes");
     bytes.push(b'\n');
     bytes
 }

@@ -33,6 +33,10 @@ const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     ("embed.js", include_str!("../../themes/default/embed.js")),
 ];
 
+/// Room in a page's buffer beyond the entry HTML it shows: the inline style sheet and
+/// script, the head, and the markup around each entry.
+const PAGE_ROOM: usize = 16 * 1024;
+
 /// The files of a theme folder that are templates; any other file is ignored.
 const TEMPLATE_EXTENSIONS: &[&str] = &["html", "css", "js"];
 
@@ -256,16 +260,19 @@ impl Theme {
         &self.fingerprint
     }
 
-    fn render(&self, name: &str, context: &impl Serialize) -> Result<Vec<u8>> {
+    /// Renders template `name`; `content` is how many bytes of entry HTML the page shows,
+    /// to size the page's buffer once.
+    fn render(&self, name: &str, context: &impl Serialize, content: usize) -> Result<Vec<u8>> {
         let template_error = |source| Error::Template {
             name: format!("{name} of {}", self.label),
             source,
         };
         let context = Context::from_serialize(context).map_err(template_error)?;
+        let mut page = Vec::with_capacity(content + PAGE_ROOM);
         self.tera
-            .render(name, &context)
-            .map(String::into_bytes)
-            .map_err(template_error)
+            .render_to(name, &context, &mut page)
+            .map_err(template_error)?;
+        Ok(page)
     }
 }
 
@@ -401,7 +408,8 @@ impl<'a> OrgPages<'a> {
                     to_root
                 },
             };
-            pages.push((path, self.theme.render("changelog.html", &page)?));
+            let content = chunk.iter().map(|entry| entry.content_html.len()).sum();
+            pages.push((path, self.theme.render("changelog.html", &page, content)?));
         }
         Ok(pages)
     }
@@ -418,7 +426,9 @@ impl<'a> OrgPages<'a> {
                     canonical_url: &entry.url,
                     changelog_href: "../",
                 };
-                let bytes = self.theme.render("entry.html", &page)?;
+                let bytes = self
+                    .theme
+                    .render("entry.html", &page, entry.content_html.len())?;
                 Ok((format!("{}/index.html", entry.id), bytes))
             })
             .collect()

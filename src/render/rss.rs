@@ -51,8 +51,14 @@ pub fn render(info: &FeedInfo, entries: &[&Entry]) -> Vec<u8> {
         }))
         .items(items)
         .build();
+    // Room for every item's HTML, escaped, and the fields around it: growing the buffer
+    // step by step cost more than writing it.
+    let room: usize = entries
+        .iter()
+        .map(|entry| entry.content_html.len() * 5 / 4 + 1024)
+        .sum();
     let mut bytes = channel
-        .pretty_write_to(Vec::new(), b' ', 2)
+        .pretty_write_to(Vec::with_capacity(room + 2048), b' ', 2)
         .expect("writing XML to memory cannot fail");
     bytes.push(b'\n');
     bytes
