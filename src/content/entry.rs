@@ -293,12 +293,13 @@ pub fn check_id(id: &str) -> Result<(), String> {
     if id.is_empty() {
         return Err("the id is empty".into());
     }
-    if !id
-        .bytes()
-        .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.'))
+    if let Some(bad) = id
+        .chars()
+        .find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-' | '_' | '.'))
     {
         return Err(format!(
-            "id `{id}` may only hold a-z, 0-9, `-`, `_` and `.`"
+            "id `{id}` may only hold a-z, 0-9, `-`, `_` and `.`, not {}",
+            text::describe_char(bad)
         ));
     }
     if id.starts_with('.') {
