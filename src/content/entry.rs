@@ -205,15 +205,26 @@ pub fn parse(
             ),
         ));
     }
+    let body_start = text.len() - split.body.len();
     let rendered = if draft {
         markdown::Rendered {
             html: String::new(),
             local_links: Vec::new(),
         }
     } else {
-        markdown::render(split.body, &base, &id)
+        markdown::render(split.body, &base, &id).map_err(|deep| {
+            let (line, column) = text::position(text, body_start + deep.offset);
+            vec![Problem::new(
+                path,
+                line,
+                column,
+                format!(
+                    "the Markdown nests more than {} levels deep here (block quotes, lists, emphasis, links); flatten it",
+                    markdown::MAX_NESTING
+                ),
+            )]
+        })?
     };
-    let body_start = text.len() - split.body.len();
     let local_links = rendered
         .local_links
         .into_iter()

@@ -16,19 +16,42 @@ pub struct Rendered {
     pub local_links: Vec<(Url, usize)>,
 }
 
+/// How deep Markdown may nest: block quotes, lists and their items, emphasis, links and the
+/// like, counted together. No changelog means more, and the HTML sanitizer's time grows
+/// with the square of the depth, so deeper is refused rather than rendered slowly.
+pub const MAX_NESTING: usize = 100;
+
+/// Markdown nested deeper than [`MAX_NESTING`]: the byte offset where it goes too deep.
+#[derive(Debug, PartialEq, Eq)]
+pub struct TooDeep {
+    pub offset: usize,
+}
+
 /// Renders `markdown` to sanitized HTML, listing its relative links. Relative URLs resolve
 /// against `entry_url`; footnote anchors are named after `entry_id` so several entries can
 /// share a page.
-pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Rendered {
+pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Rendered, TooDeep> {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_GFM;
     let mut local_links = Vec::new();
+    let mut depth = 0;
+    let mut too_deep = None;
     let events = Parser::new_ext(markdown, options)
         .into_offset_iter()
         .map(|(event, range)| {
+            match &event {
+                Event::Start(_) => {
+                    depth += 1;
+                    if depth > MAX_NESTING && too_deep.is_none() {
+                        too_deep = Some(range.start);
+                    }
+                }
+                Event::End(_) => depth -= 1,
+                _ => {}
+            }
             if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &event {
                 let relative = !dest_url.starts_with('#') && Url::parse(dest_url).is_err();
                 if let Some(url) = relative.then(|| entry_url.join(dest_url).ok()).flatten() {
@@ -91,12 +114,15 @@ pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Rendered {
             other => transformed.push(other),
         }
     }
+    if let Some(offset) = too_deep {
+        return Err(TooDeep { offset });
+    }
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut raw, transformed.into_iter());
-    Rendered {
+    Ok(Rendered {
         html: sanitizer(entry_url).clean(&raw).to_string(),
         local_links,
-    }
+    })
 }
 
 /// Gives each footnote label a name unique on any page: `fn-<entry id>-<n>`.
@@ -310,7 +336,21 @@ mod tests {
 
     fn html(markdown: &str) -> String {
         let url = Url::parse("https://acme.example.com/changelog/v2/").unwrap();
-        render(markdown, &url, "v2").html
+        render(markdown, &url, "v2").unwrap().html
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let url = Url::parse("https://acme.example.com/changelog/v2/").unwrap();
+        let at_limit = format!("{} deep", ">".repeat(MAX_NESTING - 1));
+        assert!(render(&at_limit, &url, "v2").is_ok());
+        let too_deep = format!("text\n\n{} deep", ">".repeat(MAX_NESTING));
+        // The paragraph inside the innermost quote is one level too many.
+        let paragraph = "text\n\n".len() + MAX_NESTING + 1;
+        assert_eq!(
+            render(&too_deep, &url, "v2").err(),
+            Some(TooDeep { offset: paragraph })
+        );
     }
 
     #[test]
