@@ -49,7 +49,7 @@ pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Rendere
                         too_deep = Some(range.start);
                     }
                 }
-                Event::End(_) => depth -= 1,
+                Event::End(_) => depth = depth.saturating_sub(1),
                 _ => {}
             }
             if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &event {
