@@ -29,8 +29,8 @@ use std::time::Duration;
 
 use support::{copy_tree, files_under, fixture, NOW};
 
-/// A build that takes longer than this is a hang (the slowest case, 10,000 nested `<div>`s,
-/// takes about ten seconds in a debug build on a busy machine).
+/// A build that takes longer than this is a hang (the slowest case, the 10 MB entry, takes a
+/// few seconds in a debug build on a busy machine).
 const BUILD_DEADLINE: Duration = Duration::from_secs(120);
 
 /// What [`make`] did to a case's copy.
@@ -73,6 +73,11 @@ fn make(name: &str, dir: &Path) -> Made {
             "deep.md",
             "title: Deep\n",
             &format!("{}end{}", "<div>".repeat(10_000), "</div>".repeat(10_000)),
+        ),
+        "nested-html-misnested-10000" => entry(
+            "deep.md",
+            "title: Deep\n",
+            &format!("{}end", "<b><div></b>".repeat(10_000)),
         ),
         "nested-links-10000" => entry(
             "deep.md",
@@ -139,6 +144,7 @@ const GENERATED: &[&str] = &[
     "nested-blockquotes-10000",
     "nested-lists-10000",
     "nested-html-10000",
+    "nested-html-misnested-10000",
     "nested-links-10000",
     "nested-emphasis-10000",
     "yaml-nested-10000",

@@ -219,7 +219,7 @@ pub fn parse(
                 line,
                 column,
                 format!(
-                    "the Markdown nests more than {} levels deep here (block quotes, lists, emphasis, links); flatten it",
+                    "the Markdown nests more than {} levels deep here (block quotes, lists, emphasis, links, HTML elements); flatten it",
                     markdown::MAX_NESTING
                 ),
             )]
