@@ -29,9 +29,25 @@ pub fn decode_utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Problem>
     })
 }
 
-/// The 1-based line and column (in characters) of byte `offset` of `text`.
+/// A character as an error message shows it: printable ASCII in backticks, anything else
+/// (look-alike letters, invisible and control characters) by its code point, such as
+/// `U+0430`, so that a reader can tell what is wrong with a name that looks right.
+pub fn describe_char(c: char) -> String {
+    if c.is_ascii_graphic() {
+        format!("`{c}`")
+    } else {
+        format!("U+{:04X}", u32::from(c))
+    }
+}
+
+/// The 1-based line and column (in characters) of byte `offset` of `text` (an offset inside
+/// a character counts as that character's).
 pub fn position(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     (
         before.matches('\n').count() + 1,
@@ -42,6 +58,14 @@ pub fn position(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_are_described_so_look_alikes_show() {
+        assert_eq!(describe_char('/'), "`/`");
+        assert_eq!(describe_char('\u{430}'), "U+0430");
+        assert_eq!(describe_char('\u{200B}'), "U+200B");
+        assert_eq!(describe_char(' '), "U+0020");
+    }
 
     #[test]
     fn bom_is_dropped_and_bad_bytes_located() {

@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_yaml::Value;
 
 use crate::error::Problem;
+use crate::text;
 
 /// A top-level YAML mapping read from (part of) a file, with where each key stands. Keys
 /// are located by their line in block style (`key: value` at the start of a line); in flow
@@ -51,9 +52,14 @@ pub fn parse_mapping<'a>(
     let mut fields = Vec::with_capacity(mapping.len());
     for (key, value) in mapping {
         let Value::String(key) = key else {
+            // Locate a plain key (a number, `true`) by how it is written.
+            let written = serde_yaml::to_string(&key).unwrap_or_default();
+            let line = key_lines(text, written.trim_end())
+                .next()
+                .map_or(first_line, |(line, _)| first_line + line);
             return Err(Problem::new(
                 path,
-                first_line,
+                line,
                 1,
                 format!("keys must be strings, found {}", describe(&key)),
             ));
@@ -89,11 +95,16 @@ pub fn parse_typed<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Pr
 }
 
 fn located(path: &Path, text: &str, first_line: usize, error: &serde_yaml::Error) -> Problem {
-    let (mut line, mut column) = error
-        .location()
-        .map(|l| (first_line + l.line() - 1, l.column()))
-        .unwrap_or((first_line, 1));
-    let message = without_positions(&error.to_string());
+    let (message, offset) = file_positions(&error.to_string(), first_line);
+    let (mut line, mut column) = match (offset, error.location()) {
+        (Some(offset), _) => {
+            let (line, column) = text::position(text, offset);
+            (first_line + line - 1, column)
+        }
+        (None, Some(l)) => (first_line + l.line() - 1, l.column()),
+        (None, None) => (first_line, 1),
+    };
+    let mut message = message;
     if let Some(key) = message
         .strip_prefix("duplicate entry with key \"")
         .and_then(|rest| rest.strip_suffix('"'))
@@ -102,24 +113,73 @@ fn located(path: &Path, text: &str, first_line: usize, error: &serde_yaml::Error
         if let Some((second, _)) = key_lines(text, key).nth(1) {
             (line, column) = (first_line + second, 1);
         }
+    } else if message.contains("more than one document") {
+        // Point at the line that starts the next document.
+        if let Some(index) = text.lines().skip(1).position(|l| {
+            let l = l.trim_end();
+            l == "---" || l == "..." || l.starts_with("--- ")
+        }) {
+            (line, column) = (first_line + index + 1, 1);
+        }
+    } else if message == "repetition limit exceeded" {
+        message.push_str(": its aliases (`*name`) expand to too many values");
+    } else if message == "recursion limit exceeded" {
+        message.push_str(": its values are nested too deeply");
     }
     Problem::new(path, line, column, format!("invalid YAML: {message}"))
 }
 
-/// Drops the " at line L column C" parts serde_yaml writes into its messages: they count
-/// from the start of the YAML, not of the file, and the problem's own position replaces them.
-fn without_positions(message: &str) -> String {
+/// Rewrites the positions serde_yaml writes into its messages, which count from the start
+/// of the YAML rather than of the file: the first (the problem's own, which the [`Problem`]
+/// carries) is dropped, the others (where the construct being read started) are moved to
+/// the file's lines. A problem given as " at position N" (a byte offset) is dropped too, and
+/// N returned.
+fn file_positions(message: &str, first_line: usize) -> (String, Option<usize>) {
+    let number = |s: &str| -> (Option<usize>, usize) {
+        let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        (s[..digits].parse().ok(), digits)
+    };
     let mut out = String::with_capacity(message.len());
+    let mut offset = None;
     let mut rest = message;
-    while let Some(at) = rest.find(" at line ") {
+    let mut first = true;
+    loop {
+        let at_line = rest.find(" at line ");
+        let at_position = rest.find(" at position ");
+        let (at, is_line) = match (at_line, at_position) {
+            (Some(l), Some(p)) if p < l => (p, false),
+            (Some(l), _) => (l, true),
+            (None, Some(p)) => (p, false),
+            (None, None) => break,
+        };
         out.push_str(&rest[..at]);
-        let after = &rest[at + " at line ".len()..];
-        let after = after.trim_start_matches(|c: char| c.is_ascii_digit());
-        let after = after.strip_prefix(" column ").unwrap_or(after);
-        rest = after.trim_start_matches(|c: char| c.is_ascii_digit());
+        if is_line {
+            let after = &rest[at + " at line ".len()..];
+            let (line, digits) = number(after);
+            let after = &after[digits..];
+            let after = after.strip_prefix(" column ").unwrap_or(after);
+            let (column, digits) = number(after);
+            rest = &after[digits..];
+            if !first {
+                if let (Some(line), Some(column)) = (line, column) {
+                    out.push_str(&format!(
+                        " at line {} column {column}",
+                        first_line + line - 1
+                    ));
+                }
+            }
+        } else {
+            let after = &rest[at + " at position ".len()..];
+            let (position, digits) = number(after);
+            rest = &after[digits..];
+            if first {
+                offset = position;
+            }
+        }
+        first = false;
     }
     out.push_str(rest);
-    out
+    (out, offset)
 }
 
 /// The lines where top-level `key:` stands in block-style YAML: (0-based line, 1-based
@@ -271,6 +331,32 @@ mod tests {
         assert_eq!(err.path, path);
         assert!(err.line >= 3, "{err}");
         assert!(err.message.starts_with("invalid YAML"), "{err}");
+    }
+
+    #[test]
+    fn positions_in_messages_are_moved_to_the_file() {
+        let (message, offset) = file_positions(
+            "found unexpected end of stream at line 3 column 1, while scanning a quoted scalar at line 1 column 8",
+            2,
+        );
+        assert_eq!(
+            message,
+            "found unexpected end of stream, while scanning a quoted scalar at line 2 column 8"
+        );
+        assert_eq!(offset, None);
+        let (message, offset) =
+            file_positions("control characters are not allowed at position 11", 2);
+        assert_eq!(
+            (message.as_str(), offset),
+            ("control characters are not allowed", Some(11))
+        );
+        let err = parse_mapping(Path::new("x.md"), "title: a\n1: b\n", 2)
+            .err()
+            .unwrap();
+        assert_eq!(
+            err.to_string(),
+            "x.md:3:1: keys must be strings, found a number"
+        );
     }
 
     #[test]

@@ -205,15 +205,26 @@ pub fn parse(
             ),
         ));
     }
+    let body_start = text.len() - split.body.len();
     let rendered = if draft {
         markdown::Rendered {
             html: String::new(),
             local_links: Vec::new(),
         }
     } else {
-        markdown::render(split.body, &base, &id)
+        markdown::render(split.body, &base, &id).map_err(|deep| {
+            let (line, column) = text::position(text, body_start + deep.offset);
+            vec![Problem::new(
+                path,
+                line,
+                column,
+                format!(
+                    "the Markdown nests more than {} levels deep here (block quotes, lists, emphasis, links, HTML elements); flatten it",
+                    markdown::MAX_NESTING
+                ),
+            )]
+        })?
     };
-    let body_start = text.len() - split.body.len();
     let local_links = rendered
         .local_links
         .into_iter()
@@ -293,12 +304,13 @@ pub fn check_id(id: &str) -> Result<(), String> {
     if id.is_empty() {
         return Err("the id is empty".into());
     }
-    if !id
-        .bytes()
-        .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.'))
+    if let Some(bad) = id
+        .chars()
+        .find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-' | '_' | '.'))
     {
         return Err(format!(
-            "id `{id}` may only hold a-z, 0-9, `-`, `_` and `.`"
+            "id `{id}` may only hold a-z, 0-9, `-`, `_` and `.`, not {}",
+            text::describe_char(bad)
         ));
     }
     if id.starts_with('.') {

@@ -16,6 +16,9 @@ pub fn split(text: &str) -> Result<Split<'_>, &'static str> {
     let mut lines = line_spans(text);
     match lines.next() {
         Some((_, line)) if is_fence(line) => {}
+        Some((_, line)) if line.starts_with("---\r") => {
+            return Err("the lines end in a lone carriage return (CR): save the file with LF or CRLF line endings")
+        }
         _ => return Err("an entry must start with a `---` line that opens its YAML front matter"),
     }
     let yaml_start = text.find('\n').map_or(text.len(), |i| i + 1);
@@ -65,5 +68,8 @@ mod tests {
         assert!(split("").is_err());
         assert!(split("title: a\n").is_err());
         assert!(split("---\ntitle: a\n").is_err());
+        assert!(split("---\rtitle: a\r---\r")
+            .unwrap_err()
+            .contains("carriage return"));
     }
 }

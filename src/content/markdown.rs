@@ -17,19 +17,49 @@ pub struct Rendered {
     pub local_links: Vec<(Url, usize)>,
 }
 
+/// How deep Markdown may nest: block quotes, lists and their items, emphasis, links and the
+/// like, and raw HTML elements, counted together. No changelog means more, and the HTML
+/// sanitizer's time grows with the square of the depth, so deeper is refused rather than
+/// rendered slowly.
+pub const MAX_NESTING: usize = 100;
+
+/// Markdown nested deeper than [`MAX_NESTING`]: the byte offset where it goes too deep.
+#[derive(Debug, PartialEq, Eq)]
+pub struct TooDeep {
+    pub offset: usize,
+}
+
 /// Renders `markdown` to sanitized HTML, listing its relative links. Relative URLs resolve
 /// against `entry_url`; footnote anchors are named after `entry_id` so several entries can
 /// share a page.
-pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Rendered {
+pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Rendered, TooDeep> {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_GFM;
     let mut local_links = Vec::new();
+    let mut depth: usize = 0;
+    let mut raw_elements = OpenElements::default();
+    let mut too_deep = None;
     let events = Parser::new_ext(markdown, options)
         .into_offset_iter()
         .map(|(event, range)| {
+            let raw_peak = match &event {
+                Event::Start(_) => {
+                    depth += 1;
+                    raw_elements.depth()
+                }
+                Event::End(_) => {
+                    depth = depth.saturating_sub(1);
+                    raw_elements.depth()
+                }
+                Event::Html(html) | Event::InlineHtml(html) => raw_elements.read(html),
+                _ => raw_elements.depth(),
+            };
+            if depth + raw_peak > MAX_NESTING && too_deep.is_none() {
+                too_deep = Some(range.start);
+            }
             if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &event {
                 let relative = !dest_url.starts_with('#') && Url::parse(dest_url).is_err();
                 if let Some(url) = relative.then(|| entry_url.join(dest_url).ok()).flatten() {
@@ -92,11 +122,62 @@ pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Rendered {
             other => transformed.push(other),
         }
     }
+    if let Some(offset) = too_deep {
+        return Err(TooDeep { offset });
+    }
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut raw, transformed.into_iter());
-    Rendered {
+    Ok(Rendered {
         html: sanitize(&raw, entry_url),
         local_links,
+    })
+}
+
+/// The raw HTML elements an entry leaves open, as far as their nesting goes, counted so as
+/// never to fall far below what an HTML parser nests (which adds a few elements itself, such
+/// as a table's body). A start tag opens an element, except void elements and those a parser
+/// closes before it opens another of their kind (`p`, `li`, table cells, rows and sections);
+/// an end tag closes only the innermost element, and only when it has that name. Tags inside
+/// comments or attribute values count too: all of this can only count more.
+#[derive(Default)]
+struct OpenElements(Vec<String>);
+
+/// Elements a start tag does not leave open.
+const NOT_LEFT_OPEN: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr", "p", "li", "dt", "dd", "option", "td", "th", "tr", "thead", "tbody", "tfoot",
+];
+
+impl OpenElements {
+    /// Reads the tags of a piece of raw HTML; returns the most elements open at once.
+    fn read(&mut self, html: &str) -> usize {
+        let mut peak = self.depth();
+        for tag in html.split('<').skip(1) {
+            let (closing, tag) = match tag.strip_prefix('/') {
+                Some(rest) => (true, rest),
+                None => (false, tag),
+            };
+            let name_length = tag
+                .find(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+                .unwrap_or(tag.len());
+            let name = tag[..name_length].to_ascii_lowercase();
+            if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                continue;
+            }
+            if closing {
+                if self.0.last() == Some(&name) {
+                    self.0.pop();
+                }
+            } else if !NOT_LEFT_OPEN.contains(&name.as_str()) {
+                self.0.push(name);
+                peak = peak.max(self.depth());
+            }
+        }
+        peak
+    }
+
+    fn depth(&self) -> usize {
+        self.0.len()
     }
 }
 
@@ -324,7 +405,33 @@ mod tests {
 
     fn html(markdown: &str) -> String {
         let url = Url::parse("https://acme.example.com/changelog/v2/").unwrap();
-        render(markdown, &url, "v2").html
+        render(markdown, &url, "v2").unwrap().html
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let url = Url::parse("https://acme.example.com/changelog/v2/").unwrap();
+        let ok = |markdown: &str| render(markdown, &url, "v2").is_ok();
+        let quotes = |n| format!("text\n\n{} deep", ">".repeat(n));
+        assert!(ok(&quotes(MAX_NESTING - 1)));
+        // The paragraph inside the innermost quote is one level too many.
+        let paragraph = "text\n\n".len() + MAX_NESTING + 1;
+        assert_eq!(
+            render(&quotes(MAX_NESTING), &url, "v2").err(),
+            Some(TooDeep { offset: paragraph })
+        );
+        // An HTML block is a level, and each element in it, even on one line.
+        let divs = |n| format!("{}x{}", "<div>".repeat(n), "</div>".repeat(n));
+        assert!(ok(&divs(MAX_NESTING - 1)));
+        assert!(!ok(&divs(MAX_NESTING)));
+        let spans = format!("text <b>{}x", "<span>".repeat(MAX_NESTING));
+        assert!(!ok(&spans), "inline HTML inside a paragraph");
+        let closed = "<div><p>a<p>b<br><img src=x></div>".repeat(MAX_NESTING);
+        assert!(ok(&closed), "closed and void elements");
+        let rows = format!("<table>{}</table>", "<tr><td>a<td>b".repeat(MAX_NESTING));
+        assert!(ok(&rows), "cells and rows left open");
+        let misnested = "<div><b></div></b>".repeat(MAX_NESTING);
+        assert!(!ok(&misnested), "counted as never closed");
     }
 
     #[test]

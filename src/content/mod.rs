@@ -134,7 +134,7 @@ pub fn scan(content_dir: &Path, site: &SiteConfig) -> Result<Scan> {
         )));
     }
     let mut problems = Vec::new();
-    let slugs = org_folders(content_dir, &mut problems)?;
+    let slugs = org_folders(content_dir, &root, &mut problems)?;
     let scanned: Vec<(OrgFolder, Vec<Problem>)> = slugs
         .into_par_iter()
         .map(|slug| scan_org(content_dir, &root, slug, site))
@@ -157,20 +157,18 @@ fn scan_org(
     let mut problems = Vec::new();
     let folder = content_dir.join(&slug);
     let settings_path = folder.join("_org.yaml");
-    let (settings, settings_file) = match std::fs::read(&settings_path) {
-        Ok(bytes) => (
+    let (settings, settings_file) = match read_settings_file(&settings_path, root) {
+        Ok(Some(bytes)) => (
             OrgSettings::parse(&settings_path, &bytes, &slug, site).unwrap_or_else(|found| {
                 problems.extend(found);
                 OrgSettings::defaults(&slug, site)
             }),
             Some(settings_path),
         ),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Ok(None) => (OrgSettings::defaults(&slug, site), None),
+        Err(problem) => {
+            problems.push(problem);
             (OrgSettings::defaults(&slug, site), None)
-        }
-        Err(e) => {
-            problems.push(Problem::file(&settings_path, format!("cannot read: {e}")));
-            (OrgSettings::defaults(&slug, site), Some(settings_path))
         }
     };
     let (entry_files, assets) = org_files(&folder, root, &mut problems);
@@ -296,6 +294,34 @@ pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
     scan(content_dir, site)?.load(|_| true)
 }
 
+/// The bytes of an org's `_org.yaml`, or `None` when there is none. Only a regular file
+/// inside the content folder is read: a named pipe would block the build. A link that leads
+/// out of the folder, or nowhere, gives `None`: the walk over the org's files reports it.
+fn read_settings_file(path: &Path, root: &Path) -> Result<Option<Vec<u8>>, Problem> {
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        // A dangling link is reported by the walk too.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Problem::file(path, format!("cannot read: {e}"))),
+    };
+    if !path.canonicalize().is_ok_and(|real| real.starts_with(root)) {
+        return Ok(None);
+    }
+    if !metadata.is_file() {
+        return Err(Problem::file(path, NOT_A_REGULAR_FILE));
+    }
+    std::fs::read(path)
+        .map(Some)
+        .map_err(|e| Problem::file(path, format!("cannot read: {e}")))
+}
+
+/// The problem with a link out of the content folder: its files are not published.
+const LINK_OUTSIDE: &str = "symbolic link leads outside the content folder";
+
+/// The problem with a named pipe, socket or device among the content.
+const NOT_A_REGULAR_FILE: &str =
+    "not a regular file or folder (a named pipe, socket or device); shiplog reads only files";
+
 /// Whether `path` is a bundle's entry file: `index.md` inside a folder of the org.
 fn is_bundle_index(path: &Path, org_folder: &Path) -> bool {
     path.file_name()
@@ -394,9 +420,14 @@ fn slash_path(path: &Path) -> String {
         .join("/")
 }
 
-/// The org folders under the content folder, in slug order. Folders starting with `.` or
-/// `_` are ignored; any other name that is not a valid slug is a problem.
-fn org_folders(content_dir: &Path, problems: &mut Vec<Problem>) -> Result<Vec<String>> {
+/// The org folders under the content folder (`root` is its real path), in slug order.
+/// Folders starting with `.` or `_` are ignored; any other name that is not a valid slug, or
+/// a link to a folder outside the content folder, is a problem.
+fn org_folders(
+    content_dir: &Path,
+    root: &Path,
+    problems: &mut Vec<Problem>,
+) -> Result<Vec<String>> {
     let read_error = |source| Error::Read {
         path: content_dir.to_path_buf(),
         source,
@@ -413,6 +444,10 @@ fn org_folders(content_dir: &Path, problems: &mut Vec<Problem>) -> Result<Vec<St
             continue;
         }
         if path.is_dir() {
+            if !path.canonicalize().is_ok_and(|real| real.starts_with(root)) {
+                problems.push(Problem::file(&path, LINK_OUTSIDE));
+                continue;
+            }
             match check_slug(&name) {
                 Ok(()) => slugs.push(name),
                 Err(message) => problems.push(Problem::file(&path, message)),
@@ -455,6 +490,9 @@ fn org_files(
                 let path = e.path().unwrap_or(folder).to_path_buf();
                 let message = match e.loop_ancestor() {
                     Some(ancestor) => format!("symbolic link loop back to {}", ancestor.display()),
+                    None if path.is_symlink() && !path.exists() => {
+                        "symbolic link leads to nothing: its target is missing or loops".to_string()
+                    }
                     None => format!(
                         "cannot read: {}",
                         e.io_error()
@@ -467,13 +505,14 @@ fn org_files(
         };
         let path = item.path();
         if item.path_is_symlink() && !path.canonicalize().is_ok_and(|real| real.starts_with(root)) {
-            problems.push(Problem::file(
-                path,
-                "symbolic link leads outside the content folder",
-            ));
+            problems.push(Problem::file(path, LINK_OUTSIDE));
+            continue;
+        }
+        if item.file_type().is_dir() {
             continue;
         }
         if !item.file_type().is_file() {
+            problems.push(Problem::file(path, NOT_A_REGULAR_FILE));
             continue;
         }
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {

@@ -164,8 +164,13 @@ pub fn check_slug(slug: &str) -> Result<(), String> {
     if valid {
         Ok(())
     } else {
+        let found = slug
+            .chars()
+            .find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-'))
+            .map(|bad| format!(" (it holds {})", text::describe_char(bad)))
+            .unwrap_or_default();
         Err(format!(
-            "`{slug}` is not a valid organization slug: use 1 to 63 characters of a-z, 0-9 and `-`, not starting or ending with `-` (folders starting with `.` or `_` are ignored)"
+            "`{slug}` is not a valid organization slug{found}: use 1 to 63 characters of a-z, 0-9 and `-`, not starting or ending with `-` (folders starting with `.` or `_` are ignored)"
         ))
     }
 }

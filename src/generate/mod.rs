@@ -60,7 +60,9 @@ pub fn run(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
     let tree = OutputTree::open(&settings.output)?;
     let mut keys = HashMap::new();
     let mut reused = HashMap::new();
-    if let Ok(themes) = &themes {
+    // A build with problems fails: no need to know what it could reuse.
+    let clean = config_problems.is_empty() && scan.problems().is_empty();
+    if let (Ok(themes), true) = (&themes, clean) {
         let found: Vec<(&str, Option<String>)> = scan
             .orgs()
             .par_iter()
