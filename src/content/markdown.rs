@@ -263,7 +263,7 @@ fn next_bare_url(text: &str) -> Option<(usize, usize)> {
 
 /// The sanitizer for one entry: a conservative allow-list, no scripts, no event handlers,
 /// only web and mail URL schemes, relative URLs resolved against the entry; a `target` can
-/// only be `_blank`.
+/// only be `_blank`, and an `<input>` (kept for task lists) only a disabled checkbox.
 fn sanitizer(entry_url: &Url) -> ammonia::Builder<'static> {
     let mut builder = ammonia::Builder::default();
     builder
@@ -272,6 +272,8 @@ fn sanitizer(entry_url: &Url) -> ammonia::Builder<'static> {
         .add_tag_attributes("a", ["target"])
         .add_tags(["input"])
         .add_tag_attributes("input", ["type", "checked", "disabled", "aria-label"])
+        .set_tag_attribute_value("input", "type", "checkbox")
+        .set_tag_attribute_value("input", "disabled", "")
         .add_tag_attributes("code", ["class"])
         .add_tag_attributes("sup", ["class"])
         .add_tag_attributes("div", ["class", "id"])
@@ -279,7 +281,6 @@ fn sanitizer(entry_url: &Url) -> ammonia::Builder<'static> {
         .add_tag_attributes("td", ["style"])
         .attribute_filter(|element, attribute, value| {
             let keep = match (element, attribute) {
-                ("input", "type") => value == "checkbox",
                 // Only ever a new tab: content may not navigate the host page.
                 ("a", "target") => return Some(Cow::Borrowed("_blank")),
                 ("code", "class") => value.strip_prefix("language-").is_some_and(|lang| {
@@ -346,6 +347,17 @@ mod tests {
         assert!(!out.contains("script"), "{out}");
         assert!(!out.contains("onerror"), "{out}");
         assert!(!out.contains("javascript:"), "{out}");
+    }
+
+    #[test]
+    fn an_input_can_only_be_a_disabled_checkbox() {
+        let out = html("<input type=\"password\" name=\"p\" placeholder=\"Password\"> <input type=image src=x>");
+        assert_eq!(
+            out.matches("<input type=\"checkbox\" disabled=\"\">")
+                .count(),
+            2,
+            "{out}"
+        );
     }
 
     #[test]
