@@ -146,7 +146,7 @@ function scanDom(root, theme) {
     if ((name === "a" || name === "area") && el.hasAttribute("href") && !LINK_PROTOCOLS.has(el.protocol)) {
       problems.push(`${describe(el)} linking to ${el.protocol} (${el.getAttribute("href")})`);
     }
-    if (name === "img" && el.hasAttribute("src") && !/^https?:$/.test(new URL(el.src, document.baseURI).protocol)) {
+    if (name === "img" && el.hasAttribute("src") && !/^https?:/.test(el.src)) {
       problems.push(`${describe(el)} with src ${el.getAttribute("src")}`);
     }
   }
@@ -165,6 +165,18 @@ function settle() {
   return Promise.all(pending)
     .then(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))))
     .then(() => new Promise((done) => setTimeout(done, 50)));
+}
+
+/** How long a page may take to load, to settle, or to be inspected. */
+const DEADLINE_MS = 15000;
+
+/** `promise`, or a failure naming `what` once `DEADLINE_MS` have passed. */
+function deadline(promise, what) {
+  let timer;
+  const late = new Promise((_, fail) => {
+    timer = setTimeout(() => fail(new Error(`${what} took longer than ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** `url` without its fragment. */
@@ -197,8 +209,7 @@ async function watchedPages(browser) {
     if (opener) record(opener, `pop-up opened: ${page.url()}`);
   });
 
-  const pages = [];
-  for (let i = 0; i < PARALLEL; i += 1) {
+  async function watchedPage() {
     const page = await context.newPage();
     page.on("dialog", (dialog) => {
       record(page, `dialog ${dialog.type()}(${dialog.message()})`);
@@ -216,34 +227,42 @@ async function watchedPages(browser) {
         record(page, `navigated to ${frame.url()}`);
       }
     });
-    pages.push(page);
+    return page;
   }
 
+  /** Visits one job in `page`; resolves to the result and the page to go on with. */
   async function visit(page, { url, inspect }) {
     const result = { url, hits: [], problems: [] };
     current.set(page, result);
+    let stuck = false;
     try {
-      await page.goto(url, { waitUntil: "load" });
-      await page.evaluate(settle);
-      for (const frame of page.frames().slice(1)) await frame.evaluate(settle).catch(() => {});
-      if (inspect) result.problems.push(...(await inspect(page)));
+      await page.goto(url, { waitUntil: "load", timeout: DEADLINE_MS });
+      await deadline(page.evaluate(settle), "settling");
+      for (const frame of page.frames().slice(1)) await deadline(frame.evaluate(settle), "settling").catch(() => {});
+      if (inspect) result.problems.push(...(await deadline(inspect(page), "inspecting")));
     } catch (error) {
+      stuck = true;
       result.hits.push(`the page did not stay put: ${String(error.message).split("\n")[0]}`);
     } finally {
       current.delete(page);
     }
-    return result;
+    if (!stuck) return { result, page };
+    // A page that missed its deadline may hang on: the next job gets a fresh one.
+    page.close({ runBeforeUnload: false }).catch(() => {});
+    return { result, page: await watchedPage() };
   }
 
   async function visitAll(jobs) {
     const results = new Array(jobs.length);
     let next = 0;
     await Promise.all(
-      pages.map(async (page) => {
+      Array.from({ length: PARALLEL }, async () => {
+        let page = await watchedPage();
         while (next < jobs.length) {
           const index = next++;
-          results[index] = await visit(page, jobs[index]);
+          ({ result: results[index], page } = await visit(page, jobs[index]));
         }
+        await page.close();
       }),
     );
     return results;
