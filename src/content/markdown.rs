@@ -358,8 +358,9 @@ fn sanitize(html: &str, entry_url: &Url) -> String {
 }
 
 /// The sanitizer: a conservative allow-list, no scripts, no event handlers, only web and
-/// mail URL schemes; a `target` can only be `_blank`. Relative URLs are resolved against
-/// the entry's URL, set for each entry by [`sanitize`].
+/// mail URL schemes; a `target` can only be `_blank`, and an `<input>` (kept for task lists)
+/// only a disabled checkbox. Relative URLs are resolved against the entry's URL, set for
+/// each entry by [`sanitize`].
 fn sanitizer() -> ammonia::Builder<'static> {
     let mut builder = ammonia::Builder::default();
     builder
@@ -367,6 +368,8 @@ fn sanitizer() -> ammonia::Builder<'static> {
         .add_tag_attributes("a", ["target"])
         .add_tags(["input"])
         .add_tag_attributes("input", ["type", "checked", "disabled", "aria-label"])
+        .set_tag_attribute_value("input", "type", "checkbox")
+        .set_tag_attribute_value("input", "disabled", "")
         .add_tag_attributes("code", ["class"])
         .add_tag_attributes("sup", ["class"])
         .add_tag_attributes("div", ["class", "id"])
@@ -374,7 +377,6 @@ fn sanitizer() -> ammonia::Builder<'static> {
         .add_tag_attributes("td", ["style"])
         .attribute_filter(|element, attribute, value| {
             let keep = match (element, attribute) {
-                ("input", "type") => value == "checkbox",
                 // Only ever a new tab: content may not navigate the host page.
                 ("a", "target") => return Some(Cow::Borrowed("_blank")),
                 ("code", "class") => value.strip_prefix("language-").is_some_and(|lang| {
@@ -467,6 +469,17 @@ mod tests {
         assert!(!out.contains("script"), "{out}");
         assert!(!out.contains("onerror"), "{out}");
         assert!(!out.contains("javascript:"), "{out}");
+    }
+
+    #[test]
+    fn an_input_can_only_be_a_disabled_checkbox() {
+        let out = html("<input type=\"password\" name=\"p\" placeholder=\"Password\"> <input type=image src=x>");
+        assert_eq!(
+            out.matches("<input type=\"checkbox\" disabled=\"\">")
+                .count(),
+            2,
+            "{out}"
+        );
     }
 
     #[test]

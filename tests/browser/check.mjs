@@ -17,15 +17,14 @@
 //   node tests/browser/check.mjs PUBLIC_DIR CONFIG_FILE
 
 import { execFile } from "node:child_process";
-import { mkdir, readFile, readdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
-import { chromium } from "playwright-core";
-
 import { startServer } from "./server.mjs";
+import { harness, htmlFiles, isLocal, launchChromium, orgFolders } from "./support.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, "../..");
@@ -40,46 +39,9 @@ const BACKGROUND = { light: "rgb(255, 255, 255)", dark: "rgb(15, 17, 23)" };
 const WEIGHT_BUDGET = 12 * 1024;
 const EMBEDDED_ORG = "acme";
 
-// --- a tiny harness ---------------------------------------------------------------
-
-let passed = 0;
-let failed = 0;
-
-function check(name, ok, detail = "") {
-  if (ok) {
-    passed += 1;
-    console.log(`ok   ${name}${detail ? "  " + detail : ""}`);
-  } else {
-    failed += 1;
-    console.log(`FAIL ${name}${detail ? "\n       " + detail : ""}`);
-  }
-}
-
-async function attempt(name, body) {
-  try {
-    await body();
-  } catch (error) {
-    check(name, false, String(error && error.stack ? error.stack : error));
-  }
-}
+const { check, attempt, finish } = harness();
 
 // --- helpers ----------------------------------------------------------------------
-
-async function htmlFiles(dir) {
-  const found = [];
-  for (const item of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, item.name);
-    if (item.isDirectory()) found.push(...(await htmlFiles(path)));
-    else if (item.name.endsWith(".html")) found.push(path);
-  }
-  return found.sort();
-}
-
-function isLocal(url) {
-  const { protocol, hostname } = new URL(url);
-  if (protocol === "data:" || protocol === "about:" || protocol === "blob:") return true;
-  return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "127.0.0.1";
-}
 
 /** A page that records console errors, page errors and requests that leave localhost. */
 async function watchedPage(context) {
@@ -337,14 +299,6 @@ async function vnuCheck(publicDir) {
  * summary, tags and body) stays under the budget: styles, script, header, navigation and
  * the markup around each entry all count.
  */
-/** The org folders of the built site, sorted (files such as `_headers` are not orgs). */
-async function orgFolders(publicDir) {
-  return (await readdir(publicDir, { withFileTypes: true }))
-    .filter((item) => item.isDirectory())
-    .map((item) => item.name)
-    .sort();
-}
-
 async function weightChecks(publicDir) {
   const bytes = (text) => Buffer.byteLength(text || "");
   for (const org of await orgFolders(publicDir)) {
@@ -405,10 +359,7 @@ async function main() {
   await mkdir(SCREENSHOTS, { recursive: true });
 
   const server = await startServer({ publicDir, port });
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox"],
-  });
+  const browser = await launchChromium();
   try {
     const feed = JSON.parse(await readFile(join(publicDir, EMBEDDED_ORG, "changelog/feed.json"), "utf8"));
     const entry = new URL(feed.items.find((item) => /<(pre|table|img)\b/.test(item.content_html)).url).pathname;
@@ -434,14 +385,13 @@ async function main() {
   await vnuCheck(publicDir);
   await weightChecks(publicDir);
   console.log(`screenshots in ${SCREENSHOTS.replace(REPO + "/", "")}/`);
-  console.log(`browser: ${passed} passed, ${failed} failed`);
-  process.exit(failed === 0 && passed > 0 ? 0 : 1);
+  process.exit(finish("browser"));
 }
 
 try {
   await main();
 } catch (error) {
   check("the browser checks ran to the end", false, String(error && error.stack ? error.stack : error));
-  console.log(`browser: ${passed} passed, ${failed} failed`);
+  finish("browser");
   process.exit(1);
 }

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # The browser proof of the generated pages: builds the example content for a localhost
 # server, then runs check.mjs (Playwright in Debian's Chromium, axe-core, the Nu HTML
-# checker, page weight). Installs Chromium (apt) and the npm packages when missing; never
-# downloads a browser of its own. Screenshots go to target/screenshots/.
+# checker, page weight); then writes the XSS corpus (xss/vectors.json) into a content
+# folder with xss/generate.mjs, builds it and runs xss/check.mjs on it. Installs Chromium
+# (apt) and the npm packages when missing; never downloads a browser of its own.
+# Screenshots go to target/screenshots/.
 #
 #   bash tests/browser/run.sh
 #
-# Closes with `browser: N passed, M failed`; exits non-zero on any failure.
+# Each part closes with `browser: N passed, M failed` or `xss: N passed, M failed`; exits
+# non-zero if either failed.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 PUBLIC=target/browser-public
+XSS_CONTENT=target/xss-content
+XSS_PUBLIC=target/xss-public
 CONFIG=tests/browser/shiplog.yaml
 NOW=2026-11-21T00:00:00Z
 
@@ -35,5 +40,11 @@ if ! cmp -s tests/browser/package-lock.json tests/browser/node_modules/.installe
     cp tests/browser/package-lock.json tests/browser/node_modules/.installed-lock.json
 fi
 
+status=0
 cargo run --quiet --release -- generate --config "$CONFIG" --output "$PUBLIC" --now "$NOW"
-node tests/browser/check.mjs "$PUBLIC" "$CONFIG"
+node tests/browser/check.mjs "$PUBLIC" "$CONFIG" || status=1
+
+node tests/browser/xss/generate.mjs "$XSS_CONTENT"
+cargo run --quiet --release -- generate --content "$XSS_CONTENT" --config "$CONFIG" --output "$XSS_PUBLIC" --now "$NOW"
+node tests/browser/xss/check.mjs "$XSS_PUBLIC" "$CONFIG" || status=1
+exit $status

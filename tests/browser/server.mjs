@@ -44,8 +44,11 @@ function fileUnder(root, urlPath) {
   return path.endsWith("/") ? join(file, "index.html") : file;
 }
 
-/** Starts serving `publicDir` on 127.0.0.1:`port`; resolves to the running server. */
-export function startServer({ publicDir, port }) {
+/**
+ * Starts serving `publicDir` on 127.0.0.1:`port`; resolves to the running server.
+ * `pageHeaders` are added to every HTML page of an org.
+ */
+export function startServer({ publicDir, port, pageHeaders = {} }) {
   const root = resolve(publicDir);
   const server = createServer(async (request, response) => {
     const url = new URL(request.url, "http://localhost");
@@ -67,6 +70,7 @@ export function startServer({ publicDir, port }) {
       response.writeHead(200, {
         "content-type": TYPES[extname(file)] || "application/octet-stream",
         "cache-control": "no-store",
+        ...(org && extname(file) === ".html" ? pageHeaders : {}),
       });
       response.end(request.method === "HEAD" ? undefined : body);
     } catch {

@@ -1,0 +1,81 @@
+// What the browser proofs (check.mjs, xss/check.mjs) share: the pass/fail tally, how
+// Chromium is launched, and walking a built site.
+
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+
+import { chromium } from "playwright-core";
+
+/**
+ * A tally of named checks: `check` prints one line per check, `attempt` turns an exception
+ * into a failed check, `finish` prints `<label>: N passed, M failed` and gives the exit code.
+ */
+export function harness() {
+  let passed = 0;
+  let failed = 0;
+  function check(name, ok, detail = "") {
+    if (ok) {
+      passed += 1;
+      console.log(`ok   ${name}${detail ? "  " + detail : ""}`);
+    } else {
+      failed += 1;
+      console.log(`FAIL ${name}${detail ? "\n       " + detail : ""}`);
+    }
+  }
+  async function attempt(name, body) {
+    try {
+      await body();
+    } catch (error) {
+      check(name, false, String(error && error.stack ? error.stack : error));
+    }
+  }
+  function finish(label) {
+    console.log(`${label}: ${passed} passed, ${failed} failed`);
+    return failed === 0 && passed > 0 ? 0 : 1;
+  }
+  return { check, attempt, finish };
+}
+
+/** Debian's Chromium, headless, with nothing of its own going to the network. */
+export function launchChromium(extraArgs = []) {
+  return chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      ...extraArgs,
+    ],
+  });
+}
+
+/** Whether a request stays on this machine (or needs no network at all). */
+export function isLocal(url) {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === "data:" || protocol === "about:" || protocol === "blob:") return true;
+  return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "127.0.0.1";
+}
+
+/** Every `.html` file under `dir`, sorted. */
+export async function htmlFiles(dir) {
+  const found = [];
+  for (const item of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, item.name);
+    if (item.isDirectory()) found.push(...(await htmlFiles(path)));
+    else if (item.name.endsWith(".html")) found.push(path);
+  }
+  return found.sort();
+}
+
+/** The org folders of the built site, sorted (files such as `_headers` are not orgs). */
+export async function orgFolders(publicDir) {
+  return (await readdir(publicDir, { withFileTypes: true }))
+    .filter((item) => item.isDirectory())
+    .map((item) => item.name)
+    .sort();
+}
