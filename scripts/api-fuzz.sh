@@ -19,12 +19,10 @@ if [[ ! -x $venv/bin/schemathesis ]] || ! cmp -s scripts/fuzz-requirements.txt "
     cp scripts/fuzz-requirements.txt "$venv/requirements.txt"
 fi
 
-cargo build --quiet --release --bin shiplog-api
 work=$(mktemp -d)
 trap 'stop_api; rm -rf "$work"' EXIT
-key=$(write_key_file "$work/keys.yaml" acme)
-start_api target/release/shiplog-api "$work/server.log" \
-    --content tests/fixtures/api/basic --keys "$work/keys.yaml"
+start_basic_api "$work"
+key=$API_KEY
 echo "shiplog-api at $API_ADDR"
 
 status=0

@@ -6,10 +6,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/lib/api-server.sh
 
-cargo build --quiet --release --bin shiplog-api
 work=$(mktemp -d)
 trap 'stop_api; rm -rf "$work"' EXIT
-key=$(write_key_file "$work/keys.yaml" acme)
-start_api target/release/shiplog-api "$work/server.log" \
-    --content tests/fixtures/api/basic --keys "$work/keys.yaml"
+start_basic_api "$work"
+key=$API_KEY
 python3 scripts/auth_timing.py "$API_ADDR" "$key" --samples "${1:-5000}"

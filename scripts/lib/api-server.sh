@@ -43,3 +43,13 @@ stop_api() {
     fi
     API_PID=""
 }
+
+# start_basic_api WORK -> builds the release shiplog-api and starts it on the basic API
+# fixture with a fresh key for `acme` (keys file and log in WORK); sets API_KEY too.
+start_basic_api() {
+    local work=$1
+    cargo build --quiet --release --bin shiplog-api
+    API_KEY=$(write_key_file "$work/keys.yaml" acme)
+    start_api target/release/shiplog-api "$work/server.log" \
+        --content tests/fixtures/api/basic --keys "$work/keys.yaml"
+}
