@@ -17,7 +17,7 @@
 #   --memory     the server's resident set on BENCH_BIG_ORGS (1000) orgs x M entries, after
 #                loading and after wrk has asked for random pages of random orgs (a key per
 #                org) for S seconds
-#   --reload     100 edits of an entry's title while wrk runs against the listing: every
+#   --reload     E edits of an entry's title while wrk runs against the listing: every
 #                edit must show in the listing within 1 s, and wrk must see no non-2xx
 #
 #   --duration S seconds of each wrk run (env BENCH_DURATION, default 10)
@@ -25,6 +25,7 @@
 #   --orgs N     organizations (env BENCH_ORGS, default 100)
 #   --entries M  entries per organization (env BENCH_ENTRIES, default 100)
 #   --seed S     corpus seed (env BENCH_SEED, default 42)
+#   --edits E    edits of --reload (env BENCH_EDITS, default 100)
 #
 # Before each timed run it waits (up to BENCH_IDLE_WAIT seconds, default 20) for a second in
 # which the CPUs are at least 90 % idle; a run that had to start anyway is flagged. wrk, the
@@ -45,9 +46,9 @@ ENTRIES=${BENCH_ENTRIES:-100}
 SEED=${BENCH_SEED:-42}
 BIG_ORGS=${BENCH_BIG_ORGS:-1000}
 IDLE_WAIT=${BENCH_IDLE_WAIT:-20}
+EDITS=${BENCH_EDITS:-100}
 CONNECTIONS=64
 THREADS=2
-EDITS=100
 
 DO_COMPARE=0 DO_KEYS=0 DO_MEMORY=0 DO_RELOAD=0
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
@@ -62,6 +63,7 @@ while (($#)); do
         --orgs) ORGS=${2:?--orgs needs a number}; shift ;;
         --entries) ENTRIES=${2:?--entries needs a number}; shift ;;
         --seed) SEED=${2:?--seed needs a number}; shift ;;
+        --edits) EDITS=${2:?--edits needs a number}; shift ;;
         -h | --help) usage; exit 0 ;;
         *) echo "bench-api: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -70,7 +72,7 @@ done
 if ((DO_COMPARE + DO_KEYS + DO_MEMORY + DO_RELOAD == 0)); then
     DO_COMPARE=1 DO_KEYS=1 DO_MEMORY=1 DO_RELOAD=1
 fi
-for n in "$DURATION" "$RUNS" "$ORGS" "$ENTRIES" "$SEED" "$BIG_ORGS" "$IDLE_WAIT"; do
+for n in "$DURATION" "$RUNS" "$ORGS" "$ENTRIES" "$SEED" "$BIG_ORGS" "$IDLE_WAIT" "$EDITS"; do
     [[ $n =~ ^[0-9]+$ ]] || { echo "bench-api: '$n' is not a number" >&2; exit 2; }
 done
 if ((RUNS < 2)); then echo "bench-api: --runs must be at least 2" >&2; exit 2; fi
@@ -405,15 +407,17 @@ EOF
     read -r rps _ _ non2xx socket_errors <<<"$figures"
     read -r rss_loaded hwm_loaded <<<"$loaded"
     read -r rss_after hwm_after <<<"$after"
+    # The target is the resident set while serving (VmRSS, in MiB < 300 MB); the peak
+    # (VmHWM) is shown beside it: it is reached while loading.
     local verdict="holds"
-    ((hwm_after < 300)) || verdict="**missed**"
+    ((rss_loaded < 286 && rss_after < 286)) || verdict="**missed**"
     {
-        echo "Memory of shiplog-api on $(fmt "$BIG_ORGS") orgs × $(fmt "$ENTRIES") entries ($(fmt $((BIG_ORGS * ENTRIES))) entries, a key per org):"
+        echo "Memory of shiplog-api on $(fmt "$BIG_ORGS") orgs × $(fmt "$ENTRIES") entries ($(fmt $((BIG_ORGS * ENTRIES))) entries, a key per org), loaded in about $load_seconds s:"
         echo
-        echo "| when | VmRSS | VmHWM (peak) | target |"
+        echo "| when | resident (VmRSS) | peak so far (VmHWM) | target: resident < 300 MB |"
         echo "|---|---:|---:|---|"
         echo "| loaded | $rss_loaded MiB | $hwm_loaded MiB | |"
-        echo "| after $((DURATION * 3)) s of random pages (1-6) and limits (1-100) of random orgs, $(fmt "$rps") req/s, $non2xx non-2xx, $socket_errors socket errors | $rss_after MiB | $hwm_after MiB | $verdict (< 300 MB) |"
+        echo "| after $((DURATION * 3)) s of random pages (1-6) and limits (1-100) of random orgs ($(fmt "$rps") req/s, $non2xx non-2xx, $socket_errors socket errors) | $rss_after MiB | $hwm_after MiB | $verdict |"
     } | emit
 }
 
