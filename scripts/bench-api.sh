@@ -175,13 +175,14 @@ write_many_keys() {
 # --- servers --------------------------------------------------------------------------
 
 # start_api SITE KEYS: shiplog-api on a free loopback port; sets API_PID, API_ADDR, API_LOG.
-# The log (one JSON line per request) goes to a file that is emptied after every run.
+# The server writes its log line of every request as always; only the other lines are kept
+# (those of a long run would fill gigabytes).
 start_api() {
     local site=$1 keys=$2
     API_LOG=$BENCH/logs/api.log
     : >"$API_LOG"
     "$API" --content "$site/content" --config "$site/shiplog.yaml" --keys "$keys" \
-        --listen 127.0.0.1:0 2>>"$API_LOG" &
+        --listen 127.0.0.1:0 2> >(grep --line-buffered -v '"event":"request"' >>"$API_LOG") &
     API_PID=$!
     PIDS+=("$API_PID")
     local deadline=$((SECONDS + 300)) line=""
@@ -277,7 +278,6 @@ run_wrk() {
     wait_for_idle
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "${header[@]}" "$url" >"$out"
     printf '   %-16s %s\n' "$label" "$(python3 scripts/bench/wrk_report.py record "$out" "$label" "$RESULTS" "$BUSY")" >&2
-    : >"$API_LOG"
 }
 
 # warm_up URL [HEADER]: two seconds of load, not recorded.
@@ -287,7 +287,6 @@ warm_up() {
     local header=()
     if (($#)); then header=(-H "$1"); fi
     wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "${header[@]}" "$url" >/dev/null
-    : >"$API_LOG"
 }
 
 # fetch URL FILE [HEADER]: the body of a 200 response into FILE.
@@ -398,7 +397,6 @@ EOF
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$((DURATION * 3))s" --latency -s "$BENCH/random-pages.lua" \
         "http://$API_ADDR/" >"$out"
     python3 scripts/bench/wrk_report.py record "$out" memory "$RESULTS" "$BUSY" >/dev/null
-    : >"$API_LOG"
     after=$(rss_of "$API_PID")
     say "   after $((DURATION * 3)) s of random pages of random orgs: VmRSS, VmHWM $after MiB"
     stop_api
