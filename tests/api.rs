@@ -961,6 +961,65 @@ fn cached_pages_are_made_anew_after_a_reload() {
 }
 
 #[test]
+fn a_content_edit_reads_again_only_the_orgs_it_touched() {
+    let site = Site::new(Some("basic"));
+    let server = site.start();
+    let acme_before = server.get(LISTING, Some(ACME));
+
+    let from = server.logs.len();
+    write_entry(
+        &site.content().join("globex/hello.md"),
+        "title: Globex says hello again\ndate: 2026-02-01T12:00:00Z\n",
+        "Hello.\n",
+    );
+    let reloaded = wait_event(&server, from, "content_reloaded");
+    assert_eq!(reloaded["orgs_read"], 1, "{reloaded}");
+    assert_eq!(reloaded["orgs"], 3, "{reloaded}");
+    server.poll(LISTING, Some(GLOBEX), CHANGE_TIMEOUT, |r| {
+        r.json()["data"][0]["title"] == "Globex says hello again"
+    });
+    // The org that was not read again is served as it was.
+    let acme_after = server.get(LISTING, Some(ACME));
+    assert_eq!(acme_after.body, acme_before.body);
+
+    // A new org folder is read; a removed one is gone.
+    let from = server.logs.len();
+    write_entry(
+        &site.content().join("initech/first.md"),
+        "title: Initech joins\ndate: 2026-01-01\n",
+        "Hi.\n",
+    );
+    std::fs::remove_dir_all(site.content().join("globex")).unwrap();
+    server
+        .logs
+        .wait_for(from, CHANGE_TIMEOUT, |l| {
+            is_event(l, "content_reloaded") && l.contains("\"orgs\":3,")
+        })
+        .expect("a reload without globex, with initech");
+    let globex = server.get(LISTING, Some(GLOBEX));
+    assert_eq!(globex.json()["total"], 0);
+    assert_eq!(server.get(LISTING, Some(ACME)).ids(), acme_before.ids());
+    let reloads: Vec<Value> = server.logs.lines()[from..]
+        .iter()
+        .filter(|l| is_event(l, "content_reloaded"))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = reloads.last().expect("a reload");
+    assert_eq!(last["orgs"], 3, "acme, initech, quiet: {last}");
+    assert!(
+        reloads.iter().all(|r| r["orgs_read"].as_u64().unwrap() <= 1),
+        "{reloads:?}"
+    );
+    assert_eq!(server.get(LISTING, Some(ACME)).body, acme_before.body);
+
+    // SIGHUP reads everything.
+    let from = server.logs.len();
+    server.signal(libc::SIGHUP);
+    let everything = wait_event(&server, from, "content_reloaded");
+    assert_eq!(everything["orgs_read"], 3, "{everything}");
+}
+
+#[test]
 fn a_thousand_keys_each_read_their_own_org() {
     let site = Site::new(Some("basic"));
     let secrets: Vec<String> = (0..1000)

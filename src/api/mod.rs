@@ -112,6 +112,8 @@ pub enum Event {
         trigger: &'static str,
         orgs: usize,
         entries: usize,
+        /// The organizations read again (the others had not changed).
+        orgs_read: usize,
         duration_ms: f64,
     },
     /// A new keys file is in use.

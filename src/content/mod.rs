@@ -93,6 +93,16 @@ struct EntryFile {
 /// Loads every organization under `content_dir`. All problems in all files are collected
 /// and returned together.
 pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
+    load_orgs(content_dir, site, |_| true)
+}
+
+/// [`load`], reading only the organizations whose slug `wanted` accepts (the others are
+/// left out of the index). Problems of the content folder itself are still reported.
+pub fn load_orgs(
+    content_dir: &Path,
+    site: &SiteConfig,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Index> {
     let root = content_dir.canonicalize().map_err(|e| {
         Error::Usage(format!(
             "content folder {} cannot be opened: {e}",
@@ -106,7 +116,8 @@ pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
         )));
     }
     let mut problems = Vec::new();
-    let slugs = org_folders(content_dir, &mut problems)?;
+    let mut slugs = org_folders(content_dir, &mut problems)?;
+    slugs.retain(|slug| wanted(slug));
 
     let mut orgs = Vec::with_capacity(slugs.len());
     let mut files = Vec::new();
