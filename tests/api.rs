@@ -1007,7 +1007,9 @@ fn a_content_edit_reads_again_only_the_orgs_it_touched() {
     let last = reloads.last().expect("a reload");
     assert_eq!(last["orgs"], 3, "acme, initech, quiet: {last}");
     assert!(
-        reloads.iter().all(|r| r["orgs_read"].as_u64().unwrap() <= 1),
+        reloads
+            .iter()
+            .all(|r| r["orgs_read"].as_u64().unwrap() <= 1),
         "{reloads:?}"
     );
     assert_eq!(server.get(LISTING, Some(ACME)).body, acme_before.body);
