@@ -27,6 +27,10 @@
 #   --seed S     corpus seed (env BENCH_SEED, default 42)
 #   --edits E    edits of --reload (env BENCH_EDITS, default 100)
 #
+# nginx sends files with `sendfile on` (as Debian's nginx.conf has it): the body goes from
+# the page cache to the socket without being copied through nginx; BENCH_NGINX_SENDFILE=off
+# makes it read and write the body as a server of generated responses must.
+#
 # Before each timed run it waits (up to BENCH_IDLE_WAIT seconds, default 20) for a second in
 # which the CPUs are at least 90 % idle; a run that had to start anyway is flagged. wrk, the
 # server and nginx share the machine's cores, as they would on one host.
@@ -46,6 +50,7 @@ ENTRIES=${BENCH_ENTRIES:-100}
 SEED=${BENCH_SEED:-42}
 BIG_ORGS=${BENCH_BIG_ORGS:-1000}
 IDLE_WAIT=${BENCH_IDLE_WAIT:-20}
+NGINX_SENDFILE=${BENCH_NGINX_SENDFILE:-on}
 EDITS=${BENCH_EDITS:-100}
 CONNECTIONS=64
 THREADS=2
@@ -78,6 +83,7 @@ done
 if ((RUNS < 2)); then echo "bench-api: --runs must be at least 2" >&2; exit 2; fi
 if ((DURATION < 1)); then echo "bench-api: --duration must be at least 1" >&2; exit 2; fi
 if ((ENTRIES < 20)); then echo "bench-api: --entries must be at least 20" >&2; exit 2; fi
+[[ $NGINX_SENDFILE == on || $NGINX_SENDFILE == off ]] || { echo "bench-api: BENCH_NGINX_SENDFILE is on or off" >&2; exit 2; }
 
 BENCH=$PWD/target/bench-api
 RESULTS=$BENCH/results.tsv
@@ -231,7 +237,7 @@ events {
 http {
     default_type application/json;
     access_log off;
-    sendfile on;
+    sendfile $NGINX_SENDFILE;
     tcp_nopush on;
     tcp_nodelay on;
     keepalive_timeout 65;
@@ -340,7 +346,7 @@ compare() {
     done
     stop_api
     python3 scripts/bench/wrk_report.py compare "$RESULTS" \
-        "GET $LISTING on $(fmt "$ORGS") orgs × $(fmt "$ENTRIES") entries, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, against nginx sending the same body:" \
+        "GET $LISTING on $(fmt "$ORGS") orgs × $(fmt "$ENTRIES") entries, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, against nginx sending the same body (sendfile $NGINX_SENDFILE):" \
         "${args[@]}" | emit
 }
 
