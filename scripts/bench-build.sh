@@ -77,18 +77,15 @@ VENV=$PWD/target/bench-venv
 RESULTS=$BENCH/results.tsv
 REPORT=$BENCH/results.md
 mkdir -p "$BENCH/logs" "$BENCH/out" "$BENCH/bin"
+# say, fail, fmt, as_root, make_corpus, wait_for_idle
+source scripts/bench/lib.sh
 : >"$RESULTS"
 : >"$REPORT"
 
-say() { printf '>> %s\n' "$*" >&2; }
-fail() { printf 'bench-build: %s\n' "$*" >&2; exit 1; }
-fmt() { printf "%'d" "$1" 2>/dev/null || printf '%d' "$1"; }
 # Prints a table to stdout and adds it to results.md.
 emit() { tee -a "$REPORT"; echo | tee -a "$REPORT"; }
 
 # --- tools ----------------------------------------------------------------------------
-
-as_root() { if [[ $(id -u) == 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 ensure_time() {
     [[ -x /usr/bin/time ]] && return
@@ -125,23 +122,6 @@ build_shiplog() {
 
 # --- corpora --------------------------------------------------------------------------
 
-# make_corpus ORGS ENTRIES: the shiplog site of that size in $CORPUS (reused while the
-# generator and the seed are the same).
-make_corpus() {
-    local orgs=$1 entries=$2
-    CORPUS=$BENCH/corpus/${orgs}x${entries}-seed$SEED
-    local stamp
-    stamp=$(cat scripts/bench/corpus.py | sha256sum | cut -c1-16)
-    if [[ -f $CORPUS/.stamp && $(cat "$CORPUS/.stamp") == "$stamp" ]]; then
-        say "corpus $orgs orgs x $entries entries: reusing target/bench/corpus/${CORPUS##*/}"
-        return
-    fi
-    say "generating corpus: $orgs orgs x $entries entries (seed $SEED)"
-    python3 scripts/bench/corpus.py --orgs "$orgs" --entries "$entries" --seed "$SEED" \
-        --shiplog "$CORPUS/shiplog"
-    echo "$stamp" >"$CORPUS/.stamp"
-}
-
 # make_hugo_site SHIPLOG_OUTPUT: the Hugo twin of $CORPUS, shaped after what shiplog built.
 make_hugo_site() {
     local built=$1 like tag_flag=()
@@ -166,33 +146,6 @@ shiplog_cmd() {
 hugo_cmd() {
     HUGO_CMD=("$HUGO" build --source "$1" --destination "$2" --cacheDir "$BENCH/hugo-cache"
         --noBuildLock --quiet)
-}
-
-# Percentage of CPU time that was idle (or waiting for I/O) over the next second.
-idle_percent() {
-    local a b
-    read -ra a </proc/stat
-    sleep 1
-    read -ra b </proc/stat
-    local total=0 i
-    for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
-    local idle=$((b[4] + b[5] - a[4] - a[5]))
-    echo $((total > 0 ? 100 * idle / total : 100))
-}
-
-# Waits for a quiet machine; sets BUSY=1 when it gave up after IDLE_WAIT seconds.
-wait_for_idle() {
-    local waited=0 idle
-    BUSY=0
-    while idle=$(idle_percent); ((idle < 90)); do
-        waited=$((waited + 1))
-        if ((waited == 5)); then say "   waiting for the machine to settle (CPUs $((100 - idle)) % busy)"; fi
-        if ((waited >= IDLE_WAIT)); then
-            say "   still busy after ${IDLE_WAIT}s: timing anyway (flagged)"
-            BUSY=1
-            return
-        fi
-    done
 }
 
 # measure LABEL COLD(1|0) OUTPUT CMD...: one timed run, recorded in $RESULTS. With COLD=1

@@ -915,6 +915,155 @@ fn content_changes_are_served_without_a_restart() {
 }
 
 #[test]
+fn cached_pages_are_made_anew_after_a_reload() {
+    let site = Site::new(Some("basic"));
+    let server = site.start();
+    let all = server.get(&listing("limit=100"), Some(ACME)).ids();
+    let position = all
+        .iter()
+        .position(|id| id == "fix")
+        .expect("fix is listed");
+    let target = listing(&format!("limit=1&page={}", position + 1));
+
+    // Asked twice: the same page, byte for byte (the second time from the cache).
+    let first = server.get(&target, Some(ACME));
+    let again = server.get(&target, Some(ACME));
+    assert_eq!(first.ids(), vec!["fix"]);
+    assert_eq!(again.body, first.body);
+    assert_eq!(again.header("etag"), first.header("etag"));
+    let whole = server.get(&listing("limit=100"), Some(ACME));
+
+    write_entry(
+        &site.content().join("acme/fix.md"),
+        "title: Fixed the export button, cached no more\ndate: 2025-12-01\n",
+        "Exports no longer time out.\n",
+    );
+    let changed = server.poll(&target, Some(ACME), CHANGE_TIMEOUT, |r| {
+        r.json()["data"][0]["title"] == "Fixed the export button, cached no more"
+    });
+    assert_ne!(changed.header("etag"), first.header("etag"));
+    // Every page of the old generation is gone, not just the one asked for again.
+    let whole_now = server.get(&listing("limit=100"), Some(ACME));
+    assert_ne!(whole_now.header("etag"), whole.header("etag"));
+    assert_eq!(
+        whole_now.json()["data"][position]["title"],
+        "Fixed the export button, cached no more"
+    );
+    let revalidated = server.request(
+        "GET",
+        &target,
+        &[
+            ("Authorization", &format!("Bearer {ACME}")),
+            ("If-None-Match", first.header("etag").unwrap()),
+        ],
+    );
+    assert_eq!(revalidated.status, 200);
+}
+
+#[test]
+fn a_content_edit_reads_again_only_the_orgs_it_touched() {
+    let site = Site::new(Some("basic"));
+    let server = site.start();
+    let acme_before = server.get(LISTING, Some(ACME));
+
+    let from = server.logs.len();
+    write_entry(
+        &site.content().join("globex/hello.md"),
+        "title: Globex says hello again\ndate: 2026-02-01T12:00:00Z\n",
+        "Hello.\n",
+    );
+    let reloaded = wait_event(&server, from, "content_reloaded");
+    assert_eq!(reloaded["orgs_read"], 1, "{reloaded}");
+    assert_eq!(reloaded["orgs"], 3, "{reloaded}");
+    server.poll(LISTING, Some(GLOBEX), CHANGE_TIMEOUT, |r| {
+        r.json()["data"][0]["title"] == "Globex says hello again"
+    });
+    // The org that was not read again is served as it was.
+    let acme_after = server.get(LISTING, Some(ACME));
+    assert_eq!(acme_after.body, acme_before.body);
+
+    // A new org folder is read; a removed one is gone.
+    let from = server.logs.len();
+    write_entry(
+        &site.content().join("initech/first.md"),
+        "title: Initech joins\ndate: 2026-01-01\n",
+        "Hi.\n",
+    );
+    std::fs::remove_dir_all(site.content().join("globex")).unwrap();
+    server
+        .logs
+        .wait_for(from, CHANGE_TIMEOUT, |l| {
+            is_event(l, "content_reloaded") && l.contains("\"orgs\":3,")
+        })
+        .expect("a reload without globex, with initech");
+    let globex = server.get(LISTING, Some(GLOBEX));
+    assert_eq!(globex.json()["total"], 0);
+    assert_eq!(server.get(LISTING, Some(ACME)).ids(), acme_before.ids());
+    let reloads: Vec<Value> = server.logs.lines()[from..]
+        .iter()
+        .filter(|l| is_event(l, "content_reloaded"))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = reloads.last().expect("a reload");
+    assert_eq!(last["orgs"], 3, "acme, initech, quiet: {last}");
+    assert!(
+        reloads
+            .iter()
+            .all(|r| r["orgs_read"].as_u64().unwrap() <= 1),
+        "{reloads:?}"
+    );
+    assert_eq!(server.get(LISTING, Some(ACME)).body, acme_before.body);
+
+    // SIGHUP reads everything.
+    let from = server.logs.len();
+    server.signal(libc::SIGHUP);
+    let everything = wait_event(&server, from, "content_reloaded");
+    assert_eq!(everything["orgs_read"], 3, "{everything}");
+}
+
+#[test]
+fn a_thousand_keys_each_read_their_own_org() {
+    let site = Site::new(Some("basic"));
+    let secrets: Vec<String> = (0..1000)
+        .map(|i| format!("shl_many_{i:04}_0123456789"))
+        .collect();
+    let keys: Vec<TestKey<'_>> = secrets
+        .iter()
+        .enumerate()
+        .map(|(i, secret)| TestKey {
+            name: "many",
+            org: if i % 2 == 0 { "acme" } else { "globex" },
+            key: secret,
+            rate: None,
+        })
+        .collect();
+    site.write_keys(&keys);
+    let server = site.start();
+    let listening = server
+        .logs
+        .wait_for(0, START_TIMEOUT, |l| is_event(l, "listening"))
+        .unwrap();
+    assert!(listening.contains("\"keys\":1000"), "{listening}");
+
+    let acme = server.get(LISTING, Some(&secrets[0])).ids();
+    let globex = server.get(LISTING, Some(&secrets[1])).ids();
+    assert!(acme.contains(&"fix".to_string()), "{acme:?}");
+    assert!(globex.contains(&"hello".to_string()), "{globex:?}");
+    for i in [2, 499, 500, 998, 999] {
+        let response = server.get(LISTING, Some(&secrets[i]));
+        assert_eq!(response.status, 200, "key {i}");
+        assert_eq!(
+            &response.ids(),
+            if i % 2 == 0 { &acme } else { &globex },
+            "key {i}"
+        );
+    }
+    // A key one character off the last one is no key.
+    let near = format!("{}x", &secrets[999][..secrets[999].len() - 1]);
+    assert_unauthorized(&server.get(LISTING, Some(&near)), "invalid_api_key");
+}
+
+#[test]
 fn sighup_reloads_config_content_and_keys() {
     let site = Site::new(Some("basic"));
     let server = site.start();

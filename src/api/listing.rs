@@ -1,10 +1,13 @@
 //! The listing itself: the `page` and `limit` query parameters, the JSON envelope, the
 //! `Link` header and the `ETag`.
 
-use serde::Serialize;
+use std::io::Write as _;
+
+use hyper::body::Bytes;
+use hyper::header::HeaderValue;
 use sha2::{Digest, Sha256};
 
-use crate::content::{Entry, EntryJson};
+use super::catalog::OrgCatalog;
 
 /// The page asked for when the query does not say.
 pub const DEFAULT_PAGE: u64 = 1;
@@ -99,70 +102,49 @@ fn shorten(text: &str) -> String {
     }
 }
 
-/// One page of the listing, ready to be written.
+/// One page of the listing, ready to be written (and shared: cloning it copies no bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listing {
     /// The JSON body.
-    pub body: Vec<u8>,
-    /// The `Link` header.
-    pub link: String,
+    pub body: Bytes,
+    /// The `Link` header (none when `base_url` holds a character a header cannot).
+    pub link: Option<HeaderValue>,
     /// The `ETag` header (quoted).
-    pub etag: String,
+    pub etag: HeaderValue,
 }
 
-#[derive(Serialize)]
-struct Envelope<'a> {
-    data: Vec<Item<'a>>,
-    page: u64,
-    limit: u64,
-    total: u64,
-    total_pages: u64,
-    has_more: bool,
-}
-
-#[derive(Serialize)]
-struct Item<'a> {
-    #[serde(flatten)]
-    entry: EntryJson<'a>,
-    /// `null` when the entry has none.
-    summary: Option<&'a str>,
-}
-
-/// The page `query` asks for out of `published` (already in listing order). `base_url` is
-/// the API host's address, used for the `Link` header.
-pub fn listing(published: &[Entry], query: Query, base_url: &str) -> Listing {
-    let total = published.len() as u64;
+/// The page `query` asks for of the entries of `org` from position `first` on (the ones
+/// published, in listing order); no org is an empty listing. `base_url` is the API host's
+/// address, used for the `Link` header.
+///
+/// The body is the JSON envelope `{"data":[...],"page",...,"has_more"}` with the items as
+/// the catalog keeps them.
+pub fn listing(org: Option<&OrgCatalog>, first: usize, query: Query, base_url: &str) -> Listing {
+    let published = org.map_or(0, |org| org.entry_count() - first);
+    let total = published as u64;
     let total_pages = total.div_ceil(query.limit);
     let start = (query.page - 1)
         .checked_mul(query.limit)
         .filter(|&start| start < total)
         .and_then(|start| usize::try_from(start).ok());
-    let data = match start {
-        Some(start) => {
-            let end = (start + query.limit as usize).min(published.len());
-            &published[start..end]
-        }
-        None => &[],
-    };
-    let envelope = Envelope {
-        data: data
-            .iter()
-            .map(|entry| Item {
-                entry: entry.json(),
-                summary: entry.summary.as_deref(),
-            })
-            .collect(),
-        page: query.page,
-        limit: query.limit,
-        total,
-        total_pages,
-        has_more: query.page < total_pages,
-    };
-    let body = serde_json::to_vec(&envelope).expect("a listing of strings always serializes");
-    Listing {
-        link: link_header(base_url, query, total_pages),
-        etag: etag(&body),
+    let mut body = b"{\"data\":[".to_vec();
+    if let (Some(org), Some(start)) = (org, start) {
+        let end = (start + query.limit as usize).min(published);
+        org.write_items(first + start..first + end, &mut body);
+    }
+    write!(
         body,
+        "],\"page\":{},\"limit\":{},\"total\":{total},\"total_pages\":{total_pages},\"has_more\":{}}}",
+        query.page,
+        query.limit,
+        query.page < total_pages
+    )
+    .expect("writing to memory cannot fail");
+    let link = link_header(base_url, query, total_pages);
+    Listing {
+        etag: etag(&body),
+        link: HeaderValue::from_str(&link).ok(),
+        body: Bytes::from(body),
     }
 }
 
@@ -182,15 +164,16 @@ pub fn link_header(base_url: &str, query: Query, total_pages: u64) -> String {
 }
 
 /// A strong entity tag for `body`: part of its SHA-256, quoted.
-pub fn etag(body: &[u8]) -> String {
+pub fn etag(body: &[u8]) -> HeaderValue {
     let digest = Sha256::digest(body);
     let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("\"{hex}\"")
+    HeaderValue::from_str(&format!("\"{hex}\"")).expect("hex digits are a valid header value")
 }
 
 /// Whether the `If-None-Match` header values name `etag` (or are `*`). Weak tags match too,
 /// as RFC 9110 asks for this header.
-pub fn none_match<'a>(values: impl IntoIterator<Item = &'a str>, etag: &str) -> bool {
+pub fn none_match<'a>(values: impl IntoIterator<Item = &'a str>, etag: &HeaderValue) -> bool {
+    let etag = etag.to_str().unwrap_or_default();
     let wanted = etag.strip_prefix("W/").unwrap_or(etag);
     values
         .into_iter()
@@ -277,7 +260,7 @@ mod tests {
 
     #[test]
     fn if_none_match_forms() {
-        let tag = "\"abc\"";
+        let tag = &HeaderValue::from_static("\"abc\"");
         assert!(none_match(["\"abc\""], tag));
         assert!(none_match(["W/\"abc\""], tag));
         assert!(none_match(["\"x\", \"abc\""], tag));

@@ -8,6 +8,8 @@
 //! caller as an [`Event`].
 
 pub mod auth;
+mod cache;
+mod catalog;
 pub mod listing;
 mod reload;
 
@@ -17,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
-use chrono::{SecondsFormat, Utc};
+use chrono::{DateTime, SecondsFormat, Utc};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderMap, HeaderValue};
@@ -27,7 +29,6 @@ use serde::Serialize;
 pub use auth::{new_key, ApiKey, Keys, NewKey, RateLimiter};
 
 use crate::config::SiteConfig;
-use crate::content::Index;
 use crate::error::{Error, Result};
 pub use crate::server::DEFAULT_MAX_CONNECTIONS;
 use crate::server::{Server, Shutdown};
@@ -37,6 +38,8 @@ pub const HEALTH_PATH: &str = "/healthz";
 
 /// The methods both paths answer.
 const ALLOW: &str = "GET, HEAD";
+
+const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
 
 /// How the server is run.
 #[derive(Debug, Clone)]
@@ -113,6 +116,8 @@ pub enum Event {
         trigger: &'static str,
         orgs: usize,
         entries: usize,
+        /// The organizations read again (the others had not changed).
+        orgs_read: usize,
         duration_ms: f64,
     },
     /// A new keys file is in use.
@@ -158,11 +163,32 @@ impl Event {
 /// Where the server's events go.
 pub type Logger = Arc<dyn Fn(Event) + Send + Sync>;
 
-/// The site settings and content index being served.
+/// One generation of content being served: the site settings, the catalog of entries,
+/// and the pages made from them so far.
 #[derive(Debug)]
 struct Snapshot {
     site: SiteConfig,
-    index: Index,
+    catalog: catalog::Catalog,
+    pages: cache::PageCache,
+}
+
+impl Snapshot {
+    fn new(site: SiteConfig, catalog: catalog::Catalog) -> Self {
+        Snapshot {
+            site,
+            catalog,
+            pages: cache::PageCache::new(cache::PAGE_CACHE_BYTES),
+        }
+    }
+
+    /// The page `query` of organization `slug`, published at `now`: made once, then shared.
+    fn page(&self, slug: &str, query: listing::Query, now: DateTime<Utc>) -> Arc<listing::Listing> {
+        let org = self.catalog.org(slug);
+        let first = org.map_or(0, |org| org.first_published(now));
+        self.pages.get_or_make(slug, first, query, || {
+            listing::listing(org, first, query, &self.site.base_url)
+        })
+    }
 }
 
 /// What every request reads: swapped in whole on reload.
@@ -182,7 +208,7 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
     // (nor, for SIGHUP, fatal).
     let mut shutdown = Shutdown::new()?;
     let hangup = reload::Hangup::new()?;
-    let (site, index) = {
+    let (site, catalog) = {
         let settings = settings.clone();
         tokio::task::spawn_blocking(move || reload::load_content(&settings))
             .await
@@ -200,7 +226,7 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
             Keys::default()
         }
     };
-    warn_about_keys(&keys, &index, &log);
+    warn_about_keys(&keys, &catalog, &log);
 
     let server = Server::bind(
         &settings.listen,
@@ -210,7 +236,7 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
     .await?;
     let addr = server.addr();
     let shared = Arc::new(Shared {
-        content: ArcSwap::from_pointee(Snapshot { site, index }),
+        content: ArcSwap::from_pointee(Snapshot::new(site, catalog)),
         keys: ArcSwap::from_pointee(keys),
         limiter: RateLimiter::new(),
         log: log.clone(),
@@ -221,7 +247,7 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
         let snapshot = shared.content.load();
         log(Event::Listening {
             addr,
-            orgs: snapshot.index.orgs().len(),
+            orgs: snapshot.catalog.org_count(),
             keys: shared.keys.load().as_slice().len(),
         });
     }
@@ -245,9 +271,9 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
 }
 
 /// Logs keys that read an organization the content does not have.
-fn warn_about_keys(keys: &Keys, index: &Index, log: &Logger) {
+fn warn_about_keys(keys: &Keys, catalog: &catalog::Catalog, log: &Logger) {
     for key in keys.as_slice() {
-        if index.org(&key.org).is_none() {
+        if catalog.org(&key.org).is_none() {
             log(Event::Warning {
                 message: format!(
                     "key `{}` reads organization `{}`, which is not in the content: its listing is empty",
@@ -262,13 +288,13 @@ fn warn_about_keys(keys: &Keys, index: &Index, log: &Logger) {
 struct Reply {
     status: StatusCode,
     headers: HeaderMap,
-    body: Vec<u8>,
+    body: Bytes,
     key: Option<String>,
     org: Option<String>,
 }
 
 impl Reply {
-    fn new(status: StatusCode, body: Vec<u8>) -> Self {
+    fn new(status: StatusCode, body: Bytes) -> Self {
         Reply {
             status,
             headers: HeaderMap::new(),
@@ -278,9 +304,9 @@ impl Reply {
         }
     }
 
-    fn json(status: StatusCode, body: Vec<u8>) -> Self {
+    fn json(status: StatusCode, body: Bytes) -> Self {
         let mut reply = Reply::new(status, body);
-        reply.header(header::CONTENT_TYPE, "application/json");
+        reply.headers.insert(header::CONTENT_TYPE, APPLICATION_JSON);
         reply
     }
 
@@ -316,7 +342,7 @@ fn error(status: StatusCode, code: &str, message: &str, param: Option<&str>) -> 
         },
     })
     .expect("an error of strings always serializes");
-    let mut reply = Reply::json(status, body);
+    let mut reply = Reply::json(status, Bytes::from(body));
     reply.header(header::CACHE_CONTROL, "no-store");
     reply
 }
@@ -342,7 +368,7 @@ fn handle(request: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> 
             .headers_mut()
             .insert(header::CONTENT_LENGTH, HeaderValue::from(reply.body.len()));
         if !head {
-            *response.body_mut() = Full::new(Bytes::from(reply.body));
+            *response.body_mut() = Full::new(reply.body);
         }
     }
     response
@@ -402,7 +428,7 @@ fn route(request: &Request<Incoming>, shared: &Shared) -> Reply {
         return reply;
     }
     if path == HEALTH_PATH {
-        let mut reply = Reply::json(StatusCode::OK, br#"{"status":"ok"}"#.to_vec());
+        let mut reply = Reply::json(StatusCode::OK, Bytes::from_static(br#"{"status":"ok"}"#));
         reply.header(header::CACHE_CONTROL, "no-store");
         return reply;
     }
@@ -496,12 +522,7 @@ fn answer(request: &Request<Incoming>, shared: &Shared, key: &ApiKey) -> Reply {
         reply.header(header::RETRY_AFTER, &seconds.to_string());
         return reply;
     }
-    let snapshot = shared.content.load();
-    let published = snapshot
-        .index
-        .org(&key.org)
-        .map_or(&[][..], |org| org.published(Utc::now()));
-    let page = listing::listing(published, query, &snapshot.site.base_url);
+    let page = shared.content.load().page(&key.org, query, Utc::now());
     let fresh = listing::none_match(
         request
             .headers()
@@ -511,13 +532,19 @@ fn answer(request: &Request<Incoming>, shared: &Shared, key: &ApiKey) -> Reply {
         &page.etag,
     );
     let mut reply = if fresh {
-        Reply::new(StatusCode::NOT_MODIFIED, Vec::new())
+        Reply::new(StatusCode::NOT_MODIFIED, Bytes::new())
     } else {
-        Reply::json(StatusCode::OK, page.body)
+        Reply::json(StatusCode::OK, page.body.clone())
     };
-    reply.header(header::ETAG, &page.etag);
-    reply.header(header::LINK, &page.link);
-    reply.header(header::CACHE_CONTROL, "private, no-cache");
-    reply.header(header::VARY, "Authorization");
+    let headers = &mut reply.headers;
+    headers.insert(header::ETAG, page.etag.clone());
+    if let Some(link) = &page.link {
+        headers.insert(header::LINK, link.clone());
+    }
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-cache"),
+    );
+    headers.insert(header::VARY, HeaderValue::from_static("Authorization"));
     reply
 }

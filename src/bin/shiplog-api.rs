@@ -3,10 +3,12 @@
 //! JSON line each on standard error, and turns start-up errors into messages and exit
 //! codes: 1 for problems in the content or keys, 2 for usage errors.
 
-use std::io::Write as _;
+use std::io::{BufWriter, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::mpsc;
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use clap::Parser;
@@ -66,17 +68,58 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let log = Arc::new(|event: Event| {
+    let (lines, writer) = start_log_writer();
+    let finish = lines.clone();
+    let log = Arc::new(move |event: Event| {
         let mut line = event.to_json_line();
         line.push('\n');
-        // One write per line, so lines from several threads never mix.
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        // Only once the writer has finished (never while serving) could this fail.
+        let _ = lines.send(Some(line));
     });
-    match runtime.block_on(shiplog::api::serve(settings, log)) {
+    let served = runtime.block_on(shiplog::api::serve(settings, log));
+    // Every line logged is written before the process ends.
+    let _ = finish.send(None);
+    let _ = writer.join();
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => report(&error),
     }
 }
+
+/// A thread that writes the log lines sent to it on standard error, whole lines only. A
+/// line that comes to an idle writer is written at once; the lines that come in the next
+/// [`LOG_BATCH`] are then written together, so that under load the thread wakes and writes
+/// once per batch rather than once per request. `None` ends it, once the lines sent before
+/// it are written.
+fn start_log_writer() -> (mpsc::Sender<Option<String>>, JoinHandle<()>) {
+    let (sender, receiver) = mpsc::channel::<Option<String>>();
+    let writer = std::thread::spawn(move || {
+        let mut stderr = BufWriter::with_capacity(64 * 1024, std::io::stderr().lock());
+        let mut pending = receiver.recv().ok().flatten();
+        while let Some(line) = pending {
+            let _ = stderr.write_all(line.as_bytes());
+            pending = match receiver.try_recv() {
+                Ok(message) => message,
+                Err(mpsc::TryRecvError::Disconnected) => None,
+                Err(mpsc::TryRecvError::Empty) => {
+                    let _ = stderr.flush();
+                    // Let the next lines gather; wait for one if none came meanwhile.
+                    std::thread::sleep(LOG_BATCH);
+                    match receiver.try_recv() {
+                        Ok(message) => message,
+                        Err(mpsc::TryRecvError::Disconnected) => None,
+                        Err(mpsc::TryRecvError::Empty) => receiver.recv().ok().flatten(),
+                    }
+                }
+            };
+        }
+        let _ = stderr.flush();
+    });
+    (sender, writer)
+}
+
+/// How long the log writer lets lines gather after a write.
+const LOG_BATCH: Duration = Duration::from_millis(10);
 
 /// Prints a start-up error like `shiplog generate` does and picks the exit code.
 fn report(error: &Error) -> ExitCode {

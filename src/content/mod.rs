@@ -291,7 +291,17 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
 /// Loads every organization under `content_dir`. All problems in all files are collected
 /// and returned together.
 pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {
-    scan(content_dir, site)?.load(|_| true)
+    load_orgs(content_dir, site, |_| true)
+}
+
+/// [`load`], reading only the organizations whose slug `wanted` accepts (the others are
+/// left out of the index). Problems of the content folder itself are still reported.
+pub fn load_orgs(
+    content_dir: &Path,
+    site: &SiteConfig,
+    wanted: impl Fn(&str) -> bool + Sync,
+) -> Result<Index> {
+    scan(content_dir, site)?.load(|folder| wanted(&folder.slug))
 }
 
 /// The bytes of an org's `_org.yaml`, or `None` when there is none. Only a regular file

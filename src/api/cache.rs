@@ -1,0 +1,182 @@
+//! Listing pages serialized once and then shared: each content generation (one
+//! [`super::Snapshot`]) has its own cache, filled as pages are asked for and dropped with
+//! the generation when new content is swapped in.
+
+use std::collections::hash_map::{Entry, HashMap};
+use std::sync::{Arc, PoisonError, RwLock};
+
+use hyper::header::HeaderValue;
+
+use super::listing::{Listing, Query};
+
+/// The bytes of pages one generation keeps: enough for the pages in everyday use, bounded
+/// whatever pages and limits clients ask for.
+pub const PAGE_CACHE_BYTES: usize = 32 << 20;
+
+/// What a page is cached under, within its organization. `first` is the position of the
+/// first published entry (entries before it are scheduled): a scheduled entry that comes
+/// due changes it, so the page is made anew with the entry in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct PageKey {
+    first: usize,
+    page: u64,
+    limit: u64,
+}
+
+/// The pages of one generation.
+#[derive(Debug)]
+pub(super) struct PageCache {
+    held: RwLock<Held>,
+    budget: usize,
+}
+
+#[derive(Debug, Default)]
+struct Held {
+    /// By organization slug, then page.
+    pages: HashMap<String, HashMap<PageKey, Arc<Listing>>>,
+    /// As counted by [`weight`].
+    bytes: usize,
+}
+
+impl PageCache {
+    /// An empty cache that holds up to `budget` bytes of pages.
+    pub(super) fn new(budget: usize) -> Self {
+        PageCache {
+            held: RwLock::new(Held::default()),
+            budget,
+        }
+    }
+
+    /// The page `query` of organization `org` (whose published entries start at `first`),
+    /// made by `make` when it is not cached. When the budget is spent, the cache starts
+    /// over: the pages asked for again come back at once, and none outgrows the budget.
+    pub(super) fn get_or_make(
+        &self,
+        org: &str,
+        first: usize,
+        query: Query,
+        make: impl FnOnce() -> Listing,
+    ) -> Arc<Listing> {
+        let key = PageKey {
+            first,
+            page: query.page,
+            limit: query.limit,
+        };
+        if let Some(page) = self
+            .held
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pages
+            .get(org)
+            .and_then(|pages| pages.get(&key))
+        {
+            return page.clone();
+        }
+        let page = Arc::new(make());
+        let size = weight(org, &page);
+        if size > self.budget {
+            return page;
+        }
+        let mut held = self.held.write().unwrap_or_else(PoisonError::into_inner);
+        if held.bytes + size > self.budget {
+            *held = Held::default();
+        }
+        let Held { pages, bytes } = &mut *held;
+        match pages.entry(org.to_string()).or_default().entry(key) {
+            // Made meanwhile by another request: share that one.
+            Entry::Occupied(cached) => cached.get().clone(),
+            Entry::Vacant(slot) => {
+                *bytes += size;
+                slot.insert(page).clone()
+            }
+        }
+    }
+
+    /// The bytes held.
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
+        self.held.read().unwrap().bytes
+    }
+}
+
+/// What a cached page costs, roughly: its body and headers, its key, and the map's share.
+fn weight(org: &str, page: &Listing) -> usize {
+    const OVERHEAD: usize = 128;
+    page.body.len()
+        + page.link.as_ref().map_or(0, HeaderValue::len)
+        + page.etag.len()
+        + org.len()
+        + OVERHEAD
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::listing;
+
+    fn page(body: &str) -> Listing {
+        let body = hyper::body::Bytes::copy_from_slice(body.as_bytes());
+        Listing {
+            etag: listing::etag(&body),
+            link: Some(HeaderValue::from_static("<x>; rel=\"first\"")),
+            body,
+        }
+    }
+
+    const Q: Query = Query { page: 1, limit: 20 };
+
+    #[test]
+    fn a_page_is_made_once_then_shared() {
+        let cache = PageCache::new(PAGE_CACHE_BYTES);
+        let made = std::cell::Cell::new(0);
+        let make = || {
+            made.set(made.get() + 1);
+            page("one")
+        };
+        let a = cache.get_or_make("acme", 0, Q, make);
+        let b = cache.get_or_make("acme", 0, Q, || unreachable!("cached"));
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(made.get(), 1);
+        // Another org, page, limit or first published entry is another page.
+        for (org, first, query) in [
+            ("globex", 0, Q),
+            ("acme", 1, Q),
+            ("acme", 0, Query { page: 2, limit: 20 }),
+            ("acme", 0, Query { page: 1, limit: 21 }),
+        ] {
+            let other = cache.get_or_make(org, first, query, || page("two"));
+            assert_eq!(other.body, "two");
+        }
+    }
+
+    #[test]
+    fn the_budget_bounds_the_bytes_held() {
+        let one = weight("acme", &page("0123456789"));
+        let cache = PageCache::new(one * 3);
+        for n in 0..10u64 {
+            cache.get_or_make(
+                "acme",
+                0,
+                Query {
+                    page: n + 1,
+                    limit: 20,
+                },
+                || page("0123456789"),
+            );
+            assert!(
+                cache.bytes() <= one * 3,
+                "{} bytes after {n}",
+                cache.bytes()
+            );
+        }
+        // Started over after the third page: the tenth is held, the first no longer.
+        assert!(cache.bytes() > 0);
+        let again = cache.get_or_make("acme", 0, Q, || page("made again"));
+        assert_eq!(again.body, "made again");
+        // A page over the whole budget is served, not kept.
+        let big = "x".repeat(one * 3);
+        let cache = PageCache::new(one * 3);
+        cache.get_or_make("acme", 0, Q, || page(&big));
+        assert_eq!(cache.bytes(), 0);
+    }
+}
