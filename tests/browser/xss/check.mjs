@@ -127,8 +127,8 @@ function scanDom(root, theme) {
     } else if (FORBIDDEN.has(name) && !(inFeedIcon(el) && ["svg", "circle", "path"].includes(name))) {
       problems.push(`${describe(el)} element`);
     }
-    if (name === "input" && !(el.getAttribute("type") === "checkbox" && el.hasAttribute("disabled"))) {
-      problems.push(`${describe(el)} that is not a disabled checkbox`);
+    if (name === "input" && el.getAttribute("type") !== "checkbox") {
+      problems.push(`${describe(el)} that is not a checkbox`);
     }
     for (const { name: attribute, value } of el.attributes) {
       const lower = attribute.toLowerCase();
