@@ -22,9 +22,6 @@
 #   --runs R        timed runs per measurement, at least 3 (env BENCH_RUNS, default 3)
 #   --seed S        corpus seed (env BENCH_SEED, default 42)
 #
-# Before a cold run it removes the earlier output and lets 35 s pass (env
-# BENCH_FREED_INODES_WAIT): ext4 without a journal skips inodes freed in the last 30 s when it
-# allocates new ones, which would tax whichever build comes right after the removal.
 # Before each timed run it waits (up to BENCH_IDLE_WAIT seconds, default 120) for a second
 # in which the CPUs are at least 90 % idle, so that other work on the machine does not
 # skew the figures; a run that had to start anyway is flagged in the tables.
@@ -43,7 +40,6 @@ RUNS=${BENCH_RUNS:-3}
 SEED=${BENCH_SEED:-42}
 SCALE_ORGS=${BENCH_SCALE_ORGS:-1000}
 IDLE_WAIT=${BENCH_IDLE_WAIT:-120}
-FREED_INODES_WAIT=${BENCH_FREED_INODES_WAIT:-35}
 NOW=2026-11-21T00:00:00Z
 HUGO_VERSION=0.168.0
 
@@ -156,7 +152,7 @@ measure() {
     shift 3
     log=$BENCH/logs/$label.$(date +%s%N)
     if [[ $cold == 1 ]]; then
-        clear_outputs "$output" "$(dirname "$output")/.$(basename "$output").shiplog-cache.json" \
+        set_aside "$output" "$(dirname "$output")/.$(basename "$output").shiplog-cache.json" \
             "$BENCH/hugo-cache"
     fi
     sync
@@ -168,22 +164,18 @@ measure() {
     printf '   %-22s %s\n' "$label" "$(python3 scripts/bench/report.py record "$log.time" "$label" "$RESULTS" "$BUSY")" >&2
 }
 
-# clear_outputs PATH...: removes earlier outputs (and caches) before a build that must find
-# none, then waits out the 30 s in which ext4 without a journal skips recently freed inodes when
-# it allocates new ones: a build right after `rm -rf` of a big tree would pay for that.
-clear_outputs() {
-    local path removed=0
+# set_aside PATH...: moves earlier outputs (and caches) out of the way of a cold build, into
+# target/bench/aside/, which is emptied when the script ends. Deleting them right before a
+# run would slow the run down: ext4 without a journal skips recently freed inodes (for 30 s)
+# when it allocates new ones, so a build right after `rm -rf` of a big tree pays for it.
+set_aside() {
+    local path
+    mkdir -p "$BENCH/aside"
     for path in "$@"; do
-        if [[ -e $path ]]; then
-            rm -rf "$path"
-            removed=1
-        fi
+        if [[ -e $path ]]; then mv "$path" "$(mktemp -d "$BENCH/aside/XXXXXX")/"; fi
     done
-    if ((removed)); then
-        sync
-        sleep "$FREED_INODES_WAIT"
-    fi
 }
+trap 'rm -rf "$BENCH/aside"' EXIT
 
 files_in() { find "$1" -type f | wc -l; }
 kinds_in() {
@@ -202,12 +194,12 @@ compare() {
     local s_out=$BENCH/out/shiplog h_out=$BENCH/out/hugo
     shiplog_cmd "$CORPUS/shiplog" "$s_out"
     say "warm-up build with shiplog (not timed)"
-    clear_outputs "$s_out"
+    set_aside "$s_out"
     "${SHIPLOG_CMD[@]}"
     make_hugo_site "$s_out"
     hugo_cmd "$CORPUS/hugo" "$h_out"
     say "warm-up build with Hugo (not timed)"
-    clear_outputs "$h_out" "$BENCH/hugo-cache"
+    set_aside "$h_out" "$BENCH/hugo-cache"
     "${HUGO_CMD[@]}" >/dev/null
 
     BASE_FILES=$(files_in "$s_out")
@@ -258,7 +250,7 @@ incremental() {
     make_corpus "$ORGS" "$ENTRIES"
     local site=$BENCH/incremental/site out=$BENCH/incremental/out check=$BENCH/incremental/check
     say "copying the $ORGS x $ENTRIES corpus for the edit"
-    clear_outputs "$BENCH/incremental"
+    set_aside "$BENCH/incremental"
     mkdir -p "$BENCH/incremental"
     cp -r "$CORPUS/shiplog" "$site"
     local entry
@@ -275,7 +267,7 @@ incremental() {
     done
     say "checking the output against a cold build of the edited content (diff -r)"
     shiplog_cmd "$site" "$check"
-    clear_outputs "$check"
+    set_aside "$check"
     "${SHIPLOG_CMD[@]}"
     local identical=yes
     if ! diff -r "$out" "$check" >"$BENCH/logs/incremental.diff"; then
