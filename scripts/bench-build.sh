@@ -165,9 +165,10 @@ measure() {
 }
 
 # set_aside PATH...: moves earlier outputs (and caches) out of the way of a cold build, into
-# target/bench/aside/, which is emptied when the script ends. Deleting them right before a
-# run would slow the run down: ext4 without a journal skips recently freed inodes (for 30 s)
-# when it allocates new ones, so a build right after `rm -rf` of a big tree pays for it.
+# target/bench/aside/, which is emptied when the script ends. Deleting them before a run
+# would slow it down: ext4 then spends its time skipping freed inodes when it allocates new
+# ones (measured: twice the system time, even 35 s after the removal), which a build on a
+# fresh CI machine never meets. The scale mode needs about 13 GB of disk for this.
 set_aside() {
     local path
     mkdir -p "$BENCH/aside"
