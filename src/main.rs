@@ -148,7 +148,7 @@ struct GenerateArgs {
     /// Content folder: one sub-folder per organization.
     #[arg(long, value_name = "DIR", default_value = "content")]
     content: PathBuf,
-    /// Output folder; replaced as a whole when the build succeeds.
+    /// Output folder; changed only once the whole build succeeded, to hold exactly its files.
     #[arg(long, value_name = "DIR", default_value = "public")]
     output: PathBuf,
     /// Site settings [default: shiplog.yaml, if present].
