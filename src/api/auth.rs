@@ -14,6 +14,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::content::check_slug;
+use crate::digest::hex;
 use crate::error::{Error, Problem, Result};
 use crate::{text, yaml};
 
@@ -207,11 +208,6 @@ fn parse_digest(hex: &str) -> Option<KeyDigest> {
     Some(digest)
 }
 
-/// Lowercase hex of `bytes`.
-fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// A problem at the line of the keys file where `key: value` stands (or line 1).
 fn locate(path: &Path, text: &str, key: &str, value: &str, message: &str) -> Problem {
     let position = text.lines().enumerate().find_map(|(i, line)| {
@@ -329,15 +325,15 @@ pub fn new_key(keys_path: &Path, content_dir: &Path, org: &str, name: &str) -> R
         path: PathBuf::from("the operating system's random source"),
         source: std::io::Error::other(e.to_string()),
     })?;
-    let key = format!("{KEY_PREFIX}{}", to_hex(&random));
-    let digest = to_hex(&Sha256::digest(key.as_bytes()));
+    let key = format!("{KEY_PREFIX}{}", hex(&random));
+    let digest = hex(&Sha256::digest(key.as_bytes()));
 
     // What each key of the file should say, to check a rewrite against.
     let fields = |k: &ApiKey| {
         (
             k.name.clone(),
             k.org.clone(),
-            to_hex(&k.digest),
+            hex(&k.digest),
             k.rate_limit_per_minute,
         )
     };
@@ -469,7 +465,7 @@ mod tests {
     use super::*;
 
     fn digest_of(key: &str) -> String {
-        to_hex(&Sha256::digest(key.as_bytes()))
+        hex(&Sha256::digest(key.as_bytes()))
     }
 
     #[test]

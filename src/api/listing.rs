@@ -166,7 +166,7 @@ pub fn link_header(base_url: &str, query: Query, total_pages: u64) -> String {
 /// A strong entity tag for `body`: part of its SHA-256, quoted.
 pub fn etag(body: &[u8]) -> HeaderValue {
     let digest = Sha256::digest(body);
-    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    let hex = crate::digest::hex(&digest[..16]);
     HeaderValue::from_str(&format!("\"{hex}\"")).expect("hex digits are a valid header value")
 }
 
