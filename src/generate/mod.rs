@@ -46,7 +46,8 @@ pub fn run(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
     refuse_output_holding(&settings.content, &settings.output)?;
     let now = settings.now;
     let (site, config_problems) = crate::read_config(&settings.config, settings.config_required)?;
-    let scan = content::scan(&settings.content, &site)?;
+    let readers = Readers::start();
+    let scan = readers.run(|| content::scan(&settings.content, &site))?;
     let themes = Themes::load(
         scan.orgs().iter().map(|org| org.settings.theme.as_str()),
         &site.themes_dir,
@@ -63,14 +64,15 @@ pub fn run(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
     // A build with problems fails: no need to know what it could reuse.
     let clean = config_problems.is_empty() && scan.problems().is_empty();
     if let (Ok(themes), true) = (&themes, clean) {
-        let found: Vec<(&str, Option<String>)> = scan
-            .orgs()
-            .par_iter()
-            .map(|org| {
-                let theme = themes.get(&org.settings.theme);
-                (org.slug.as_str(), cache::org_key(org, &site, theme))
-            })
-            .collect();
+        let found: Vec<(&str, Option<String>)> = readers.run(|| {
+            scan.orgs()
+                .par_iter()
+                .map(|org| {
+                    let theme = themes.get(&org.settings.theme);
+                    (org.slug.as_str(), cache::org_key(org, &site, theme))
+                })
+                .collect()
+        });
         for (slug, key) in found {
             let Some(key) = key else { continue };
             if let Some(record) = previous.reusable(slug, &key, now, &tree) {
@@ -79,6 +81,8 @@ pub fn run(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
             keys.insert(slug, key);
         }
     }
+    // Its threads' memory goes back to the allocator before the orgs are rendered.
+    drop(readers);
     let total = scan.orgs().len();
     let done = AtomicUsize::new(0);
     let step = || progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
@@ -160,6 +164,36 @@ pub fn run(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
         let _ = Manifest::new(records).write(&cache_path);
     }
     Ok(summary)
+}
+
+/// Reading threads per core, for the steps that mostly wait on the disk: walking the content
+/// folder and reading every file to key the cache. A file system that has not cached the
+/// content (a fresh clone, or a machine that reclaims idle page cache) then has many reads
+/// in flight rather than one per core. The steps that parse and render run one thread per
+/// core, on rayon's global pool.
+const READERS_PER_CORE: usize = 4;
+
+/// The thread pool of the reading steps (see [`READERS_PER_CORE`]); when its threads
+/// cannot be started, those steps run on rayon's global pool.
+struct Readers(Option<rayon::ThreadPool>);
+
+impl Readers {
+    fn start() -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(cores * READERS_PER_CORE)
+            .thread_name(|i| format!("shiplog-reader-{i}"))
+            .build();
+        Readers(pool.ok())
+    }
+
+    /// Runs `read`, and the parallel iterators in it, on the reading threads.
+    fn run<R: Send>(&self, read: impl FnOnce() -> R + Send) -> R {
+        match &self.0 {
+            Some(pool) => pool.install(read),
+            None => read(),
+        }
+    }
 }
 
 /// What went wrong in a build, collected from every org.
