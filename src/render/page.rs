@@ -444,17 +444,24 @@ fn relative_root(depth: usize) -> String {
 /// Escapes text for HTML content and quoted attributes. Unlike tera's default it leaves `/`
 /// alone, so URLs stay readable.
 fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    // Copies the runs between the characters to escape whole; those are ASCII, so every
+    // index here is a character boundary.
+    let mut copied = 0;
+    for (i, byte) in text.bytes().enumerate() {
+        let escaped = match byte {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&text[copied..i]);
+        out.push_str(escaped);
+        copied = i + 1;
     }
+    out.push_str(&text[copied..]);
     out
 }
 
@@ -534,6 +541,16 @@ mod tests {
             "<p>a &lt;table&gt;</p><div class=\"scroll\" tabindex=\"0\"><table><tr><td>1</td></tr></table></div>\
              <pre tabindex=\"0\"><code>x</code></pre><img alt=\"<table>\" src=\"t.png\">"
         );
+    }
+
+    #[test]
+    fn text_is_escaped_for_content_and_quoted_attributes() {
+        assert_eq!(
+            escape_html(r#"<a href="/x">Tom & Jerry's</a> — ünïcode"#),
+            "&lt;a href=&quot;/x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt; — ünïcode"
+        );
+        assert_eq!(escape_html(""), "");
+        assert_eq!(escape_html("&"), "&amp;");
     }
 
     #[test]
