@@ -349,12 +349,18 @@ fn sanitize(html: &str, entry_url: &Url) -> String {
     thread_local! {
         static SANITIZER: RefCell<ammonia::Builder<'static>> = RefCell::new(sanitizer());
     }
-    SANITIZER.with_borrow_mut(|builder| {
+    let clean = SANITIZER.with_borrow_mut(|builder| {
         builder
             .url_relative(ammonia::UrlRelative::RewriteWithBase(entry_url.clone()))
             .clean(html)
-            .to_string()
-    })
+    });
+    // Serialized into a buffer sized once; the sanitizer writes UTF-8 only.
+    let mut bytes = Vec::with_capacity(html.len() + html.len() / 4);
+    match clean.write_to(&mut bytes) {
+        Ok(()) => String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        Err(_) => clean.to_string(),
+    }
 }
 
 /// The sanitizer: a conservative allow-list, no scripts, no event handlers, only web and

@@ -476,34 +476,39 @@ fn scrollable_filter(value: &Value, _: &HashMap<String, Value>) -> tera::Result<
 /// Lets the wide blocks of an entry's (sanitized) HTML scroll sideways on their own and be
 /// scrolled from the keyboard: each `<table>` goes into a focusable `<div class="scroll">`,
 /// each `<pre>` becomes focusable. Only whole tags match: the sanitizer writes a `<` of text
-/// as `&lt;`, and quoted attribute values are skipped over.
+/// as `&lt;`, and quoted attribute values are skipped over. The HTML between the tags that
+/// change is copied in whole runs.
 fn scroll_regions(html: &str) -> String {
     let mut out = String::with_capacity(html.len() + 128);
-    let mut rest = html;
-    while let Some(start) = rest.find('<') {
-        out.push_str(&rest[..start]);
-        let tag = &rest[start..start + tag_length(&rest[start..])];
-        out.push_str(match tag {
+    let mut copied = 0;
+    let mut next = 0;
+    while let Some(found) = memchr::memchr(b'<', &html.as_bytes()[next..]) {
+        let start = next + found;
+        // `<` and the `>` ending a tag are ASCII: both ends are character boundaries.
+        next = start + tag_length(&html.as_bytes()[start..]);
+        let replacement = match &html[start..next] {
             "<table>" => r#"<div class="scroll" tabindex="0"><table>"#,
             "</table>" => "</table></div>",
             "<pre>" => r#"<pre tabindex="0">"#,
-            other => other,
-        });
-        rest = &rest[start + tag.len()..];
+            _ => continue,
+        };
+        out.push_str(&html[copied..start]);
+        out.push_str(replacement);
+        copied = next;
     }
-    out.push_str(rest);
+    out.push_str(&html[copied..]);
     out
 }
 
 /// The length of the tag `html` starts with: up to the first `>` outside a quoted
 /// attribute value, or all of `html` if there is none.
-fn tag_length(html: &str) -> usize {
+fn tag_length(html: &[u8]) -> usize {
     let mut quote = None;
-    for (i, c) in html.char_indices() {
-        match (quote, c) {
-            (None, '>') => return i + 1,
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(open), c) if c == open => quote = None,
+    for (i, &byte) in html.iter().enumerate() {
+        match (quote, byte) {
+            (None, b'>') => return i + 1,
+            (None, b'"' | b'\'') => quote = Some(byte),
+            (Some(open), byte) if byte == open => quote = None,
             _ => {}
         }
     }
