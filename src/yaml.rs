@@ -186,10 +186,15 @@ fn file_positions(message: &str, first_line: usize) -> (String, Option<usize>) {
 /// column of the value).
 fn key_lines<'t>(text: &'t str, key: &'t str) -> impl Iterator<Item = (usize, usize)> + 't {
     text.lines().enumerate().filter_map(move |(index, line)| {
+        let quoted = |quote: char| {
+            line.strip_prefix(quote)?
+                .strip_prefix(key)?
+                .strip_prefix(quote)
+        };
         let rest = line
             .strip_prefix(key)
-            .or_else(|| line.strip_prefix(&format!("\"{key}\"")))
-            .or_else(|| line.strip_prefix(&format!("'{key}'")))?;
+            .or_else(|| quoted('"'))
+            .or_else(|| quoted('\''))?;
         let after_colon = rest.trim_start_matches([' ', '\t']).strip_prefix(':')?;
         let value = after_colon.trim_start_matches([' ', '\t']);
         let value_start = line.len() - value.len();
