@@ -166,9 +166,10 @@ measure() {
 
 # set_aside PATH...: moves earlier outputs (and caches) out of the way of a cold build, into
 # target/bench/aside/, which is emptied when the script ends. Deleting them before a run
-# would slow it down: ext4 then spends its time skipping freed inodes when it allocates new
-# ones (measured: twice the system time, even 35 s after the removal), which a build on a
-# fresh CI machine never meets. The scale mode needs about 13 GB of disk for this.
+# would slow it down: ext4 without a journal does not reuse a freed inode for 60 s (300 s
+# while its inode table block is not yet written back), and a build that creates files then
+# spends its system time skipping them, which a build on a fresh CI machine never meets.
+# The scale mode needs about 13 GB of disk for this.
 set_aside() {
     local path
     mkdir -p "$BENCH/aside"
@@ -176,7 +177,27 @@ set_aside() {
         if [[ -e $path ]]; then mv "$path" "$(mktemp -d "$BENCH/aside/XXXXXX")/"; fi
     done
 }
-trap 'rm -rf "$BENCH/aside"' EXIT
+
+# The clean-up at the end writes the removal back to disk and notes when it happened;
+# settle_after_removal, before anything is timed, waits out the rest of ext4's 60 s (so a
+# run started right after another is timed as the first one was).
+REMOVED_AT=$BENCH/.aside-removed-at
+remove_aside() {
+    if [[ -d $BENCH/aside ]]; then
+        rm -rf "$BENCH/aside"
+        sync
+        date +%s >"$REMOVED_AT"
+    fi
+}
+settle_after_removal() {
+    [[ -f $REMOVED_AT ]] || return 0
+    local left=$(($(cat "$REMOVED_AT") + 65 - $(date +%s)))
+    if ((left > 0)); then
+        say "waiting ${left} s: ext4 does not reuse the inodes the last run removed for 60 s"
+        sleep "$left"
+    fi
+}
+trap remove_aside EXIT
 
 files_in() { find "$1" -type f | wc -l; }
 kinds_in() {
@@ -316,6 +337,7 @@ profile() {
 
 ensure_time
 build_shiplog
+settle_after_removal
 say "machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB; shiplog $("$SHIPLOG" --version | cut -d' ' -f2), now $NOW"
 if ((DO_COMPARE)); then compare; fi
 if ((DO_SCALE)); then scale; fi
