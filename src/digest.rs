@@ -4,7 +4,7 @@ use sha2::{Digest, Sha256};
 
 /// A SHA-256 digest fed part by part; each part is length-prefixed, so that no two
 /// different lists of parts give the same digest by running into each other.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Parts(Sha256);
 
 impl Parts {

@@ -3,10 +3,20 @@
 //! theme's templates, the shiplog version) and the files that output is. An org whose
 //! digest is unchanged, whose published entries are the same at the new build time, and
 //! whose files are all still in place, is neither parsed nor rendered again.
+//!
+//! Reading every file to know its digest is most of the work of a build that changes little,
+//! so the cache also keeps, per org, a stamp of its files as the file system describes them
+//! (path, size, inode, modification and change times), as git and Bazel do: when the stamp
+//! is unchanged, the digest of the last build is taken without reading. The stamp is only
+//! kept for files last changed a few seconds before that build started, so that a change
+//! made in the same tick of the file system clock as the build read the file is never
+//! missed; and any write gives a file a new change time, which no tool can set back.
 
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -30,6 +40,9 @@ pub struct Manifest {
 pub struct OrgRecord {
     /// The digest of everything the output is made of ([`org_key`]).
     key: String,
+    /// The stamp of the org's files the key goes with, when they were old enough to trust
+    /// it (see the module's documentation).
+    stamp: Option<String>,
     /// The newest published entry's date: a build before it publishes less.
     published_since: Option<DateTime<Utc>>,
     /// The oldest scheduled entry's date: a build from then on publishes more.
@@ -42,11 +55,12 @@ pub struct OrgRecord {
 
 impl OrgRecord {
     /// The record of `org` as built at `now` into `files`.
-    pub fn new(key: String, org: &Org, now: DateTime<Utc>, files: &[OutputFile]) -> Self {
+    pub fn new(key: OrgKey, org: &Org, now: DateTime<Utc>, files: &[OutputFile]) -> Self {
         let published = org.published(now);
         let scheduled = &org.entries[..org.entries.len() - published.len()];
         OrgRecord {
-            key,
+            key: key.digest,
+            stamp: key.stamp,
             published_since: published.first().map(|entry| entry.date),
             next_publication: scheduled.last().map(|entry| entry.date),
             entries: published.len(),
@@ -103,35 +117,69 @@ impl Manifest {
         std::fs::rename(&temporary, path).map_err(write_error)
     }
 
-    /// The record of org `slug` when its output can be kept as it is: same `key`, same
-    /// published entries at `now`, and every file still in `tree`.
+    /// The record of org `slug`, to keep in the next cache, when its output can be kept as
+    /// it is: same `key`, same published entries at `now`, and every file still in `tree`.
     pub fn reusable(
         &self,
         slug: &str,
-        key: &str,
+        key: &OrgKey,
         now: DateTime<Utc>,
         tree: &OutputTree,
-    ) -> Option<&OrgRecord> {
-        self.orgs.get(slug).filter(|record| {
-            record.key == key
-                && record.publishes_same_at(now)
-                && record
-                    .files
-                    .iter()
-                    .all(|(path, size)| tree.holds(path, *size))
+    ) -> Option<OrgRecord> {
+        let record = self.orgs.get(slug)?;
+        let kept = record.key == key.digest
+            && record.publishes_same_at(now)
+            && record
+                .files
+                .iter()
+                .all(|(path, size)| tree.holds(path, *size));
+        kept.then(|| OrgRecord {
+            // The files may have settled since: their stamp can be kept now.
+            stamp: key.stamp.clone(),
+            ..record.clone()
         })
     }
 }
 
-/// The digest of everything org `folder`'s output is made of; `None` when one of its files
-/// cannot be read (loading it reports why).
-pub fn org_key(folder: &OrgFolder, site: &SiteConfig, theme: &Theme) -> Option<String> {
-    let mut digest = digest::Parts::default();
-    digest.add(env!("CARGO_PKG_VERSION"));
-    digest.add(format!("{site:?}"));
-    digest.add(theme.fingerprint());
-    digest.add(&folder.slug);
-    digest.add(format!("{:?}", folder.settings));
+/// What the cache knows an org's output by.
+#[derive(Debug, Clone)]
+pub struct OrgKey {
+    /// The digest of everything the output is made of.
+    digest: String,
+    /// The stamp of the org's files, when they are old enough to trust it.
+    stamp: Option<String>,
+}
+
+/// How long before a build its files must have last changed for their stamp to be kept:
+/// more than the coarsest file system clock tick (FAT's 2 s).
+const SETTLED: Duration = Duration::from_secs(3);
+
+/// The key of org `folder`'s output in a build that started at `started`: the key of the
+/// last build when its files' stamp is unchanged, else the digest of their bytes. `None`
+/// when one of its files cannot be read (loading it reports why).
+pub fn org_key(
+    folder: &OrgFolder,
+    site: &SiteConfig,
+    theme: &Theme,
+    last: &Manifest,
+    started: SystemTime,
+) -> Option<OrgKey> {
+    let mut context = digest::Parts::default();
+    context.add(env!("CARGO_PKG_VERSION"));
+    context.add(format!("{site:?}"));
+    context.add(theme.fingerprint());
+    context.add(&folder.slug);
+    context.add(format!("{:?}", folder.settings));
+    let stamp = stamp(folder, context.clone(), started);
+    if let (Some(stamp), Some(record)) = (&stamp, last.orgs.get(&folder.slug)) {
+        if record.stamp.as_ref() == Some(stamp) {
+            return Some(OrgKey {
+                digest: record.key.clone(),
+                stamp: record.stamp.clone(),
+            });
+        }
+    }
+    let mut digest = context;
     let mut bytes = Vec::new();
     for source in folder.sources() {
         bytes.clear();
@@ -141,5 +189,132 @@ pub fn org_key(folder: &OrgFolder, site: &SiteConfig, theme: &Theme) -> Option<S
         digest.add(source.as_os_str().as_encoded_bytes());
         digest.add(&bytes);
     }
-    Some(digest::hex(&digest.finish()))
+    Some(OrgKey {
+        digest: digest::hex(&digest.finish()),
+        stamp,
+    })
+}
+
+/// The stamp of org `folder`'s files, on top of `context`; `None` when a file cannot be
+/// looked at, or changed less than [`SETTLED`] before `started`.
+fn stamp(folder: &OrgFolder, mut context: digest::Parts, started: SystemTime) -> Option<String> {
+    let settled = started
+        .checked_sub(SETTLED)?
+        .duration_since(UNIX_EPOCH)
+        .ok()?;
+    for source in folder.sources() {
+        let metadata = std::fs::metadata(source).ok()?;
+        let changed = [
+            (metadata.mtime(), metadata.mtime_nsec()),
+            (metadata.ctime(), metadata.ctime_nsec()),
+        ];
+        let recent = changed.iter().any(|&(seconds, nanos)| {
+            (seconds, nanos) >= (settled.as_secs() as i64, i64::from(settled.subsec_nanos()))
+        });
+        if recent {
+            return None;
+        }
+        context.add(source.as_os_str().as_encoded_bytes());
+        for number in [metadata.len(), metadata.ino(), metadata.dev()] {
+            context.add(number.to_le_bytes());
+        }
+        for (seconds, nanos) in changed {
+            context.add(seconds.to_le_bytes());
+            context.add(nanos.to_le_bytes());
+        }
+    }
+    Some(digest::hex(&context.finish()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::DEFAULT_THEME;
+    use crate::content;
+
+    /// A content folder with org `acme` and one entry, scanned.
+    fn acme() -> (tempfile::TempDir, content::Scan, Theme) {
+        let dir = tempfile::tempdir().unwrap();
+        let org = dir.path().join("acme");
+        std::fs::create_dir(&org).unwrap();
+        std::fs::write(org.join("_org.yaml"), "title: Acme\n").unwrap();
+        std::fs::write(
+            org.join("first.md"),
+            "---\ntitle: First\ndate: 2026-01-02T00:00:00Z\ntags: [fix]\n---\nBody one.\n",
+        )
+        .unwrap();
+        let scan = content::scan(dir.path(), &SiteConfig::default()).unwrap();
+        let theme = Theme::load(DEFAULT_THEME, dir.path()).unwrap();
+        (dir, scan, theme)
+    }
+
+    /// A build long enough after the files were written for their stamp to be kept.
+    fn later() -> SystemTime {
+        SystemTime::now() + Duration::from_secs(60)
+    }
+
+    fn last_build(key: &OrgKey) -> Manifest {
+        let record = OrgRecord {
+            key: key.digest.clone(),
+            stamp: key.stamp.clone(),
+            published_since: None,
+            next_publication: None,
+            entries: 0,
+            files: Vec::new(),
+        };
+        Manifest::new([("acme".to_string(), record)])
+    }
+
+    #[test]
+    fn an_unchanged_stamp_takes_the_last_key_without_reading() {
+        let (_dir, scan, theme) = acme();
+        let site = SiteConfig::default();
+        let folder = &scan.orgs()[0];
+        let first = org_key(folder, &site, &theme, &Manifest::default(), later()).unwrap();
+        assert!(first.stamp.is_some());
+        // A key the files could not give shows that it was taken, not computed.
+        let mut remembered = first.clone();
+        remembered.digest = "from the last build".to_string();
+        let again = org_key(folder, &site, &theme, &last_build(&remembered), later()).unwrap();
+        assert_eq!(again.digest, "from the last build");
+    }
+
+    #[test]
+    fn an_edit_that_keeps_size_and_modification_time_is_read() {
+        let (dir, scan, theme) = acme();
+        let site = SiteConfig::default();
+        let folder = &scan.orgs()[0];
+        let first = org_key(folder, &site, &theme, &Manifest::default(), later()).unwrap();
+        let entry = dir.path().join("acme/first.md");
+        let modified = std::fs::metadata(&entry).unwrap().modified().unwrap();
+        let text = std::fs::read_to_string(&entry).unwrap();
+        std::fs::write(&entry, text.replace("Body one.", "Body two.")).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&entry)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        let again = org_key(folder, &site, &theme, &last_build(&first), later()).unwrap();
+        assert_ne!(again.digest, first.digest);
+        assert_ne!(again.stamp, first.stamp);
+    }
+
+    #[test]
+    fn files_changed_just_before_the_build_have_no_stamp() {
+        let (_dir, scan, theme) = acme();
+        let site = SiteConfig::default();
+        let folder = &scan.orgs()[0];
+        let key = org_key(
+            folder,
+            &site,
+            &theme,
+            &Manifest::default(),
+            SystemTime::now(),
+        )
+        .unwrap();
+        assert_eq!(key.stamp, None);
+        let settled = org_key(folder, &site, &theme, &Manifest::default(), later()).unwrap();
+        assert_eq!(key.digest, settled.digest);
+    }
 }

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
@@ -15,7 +16,7 @@ use rayon::prelude::*;
 use crate::content;
 use crate::error::{Error, Problem, Result};
 use crate::render::{self, OutputTree, Summary, Themes};
-use cache::{Manifest, OrgRecord};
+use cache::{Manifest, OrgKey, OrgRecord};
 
 /// What to build, from where, into where.
 #[derive(Debug, Clone)]
@@ -64,19 +65,21 @@ pub fn run(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
     // A build with problems fails: no need to know what it could reuse.
     let clean = config_problems.is_empty() && scan.problems().is_empty();
     if let (Ok(themes), true) = (&themes, clean) {
-        let found: Vec<(&str, Option<String>)> = readers.run(|| {
+        let started = SystemTime::now();
+        let found: Vec<(&str, Option<OrgKey>)> = readers.run(|| {
             scan.orgs()
                 .par_iter()
                 .map(|org| {
                     let theme = themes.get(&org.settings.theme);
-                    (org.slug.as_str(), cache::org_key(org, &site, theme))
+                    let key = cache::org_key(org, &site, theme, &previous, started);
+                    (org.slug.as_str(), key)
                 })
                 .collect()
         });
         for (slug, key) in found {
             let Some(key) = key else { continue };
             if let Some(record) = previous.reusable(slug, &key, now, &tree) {
-                reused.insert(slug, record.clone());
+                reused.insert(slug, record);
             }
             keys.insert(slug, key);
         }
