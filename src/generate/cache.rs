@@ -14,7 +14,6 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -203,11 +202,7 @@ fn stamp(folder: &OrgFolder, mut context: digest::Parts, started: SystemTime) ->
         .duration_since(UNIX_EPOCH)
         .ok()?;
     for source in folder.sources() {
-        let metadata = std::fs::metadata(source).ok()?;
-        let changed = [
-            (metadata.mtime(), metadata.mtime_nsec()),
-            (metadata.ctime(), metadata.ctime_nsec()),
-        ];
+        let Described { numbers, changed } = described(&std::fs::metadata(source).ok()?)?;
         let recent = changed.iter().any(|&(seconds, nanos)| {
             (seconds, nanos) >= (settled.as_secs() as i64, i64::from(settled.subsec_nanos()))
         });
@@ -215,7 +210,7 @@ fn stamp(folder: &OrgFolder, mut context: digest::Parts, started: SystemTime) ->
             return None;
         }
         context.add(source.as_os_str().as_encoded_bytes());
-        for number in [metadata.len(), metadata.ino(), metadata.dev()] {
+        for number in numbers {
             context.add(number.to_le_bytes());
         }
         for (seconds, nanos) in changed {
@@ -224,6 +219,33 @@ fn stamp(folder: &OrgFolder, mut context: digest::Parts, started: SystemTime) ->
         }
     }
     Some(digest::hex(&context.finish()))
+}
+
+/// A file as the file system describes it, in what changes whenever its bytes do.
+struct Described {
+    /// Size, inode and device.
+    numbers: [u64; 3],
+    /// The modification and change times, as (seconds, nanoseconds).
+    changed: [(i64, i64); 2],
+}
+
+/// How the file system describes a file. Only on Unix: elsewhere there is no change time,
+/// so no stamp, and every file is read.
+#[cfg(unix)]
+fn described(metadata: &std::fs::Metadata) -> Option<Described> {
+    use std::os::unix::fs::MetadataExt;
+    Some(Described {
+        numbers: [metadata.len(), metadata.ino(), metadata.dev()],
+        changed: [
+            (metadata.mtime(), metadata.mtime_nsec()),
+            (metadata.ctime(), metadata.ctime_nsec()),
+        ],
+    })
+}
+
+#[cfg(not(unix))]
+fn described(_: &std::fs::Metadata) -> Option<Described> {
+    None
 }
 
 #[cfg(test)]
