@@ -225,6 +225,10 @@ fn close_link() -> Event<'static> {
 /// GitHub's extended autolinks: bare `https://`, `http://` and `www.` addresses, and email
 /// addresses, in text.
 fn autolink<'a>(text: CowStr<'a>, out: &mut Vec<Event<'a>>) {
+    if !may_autolink(&text) {
+        out.push(Event::Text(text));
+        return;
+    }
     let mut rest: &str = &text;
     let mut found = false;
     while let Some((start, end, href)) = next_autolink(rest) {
@@ -242,6 +246,13 @@ fn autolink<'a>(text: CowStr<'a>, out: &mut Vec<Event<'a>>) {
     } else if !rest.is_empty() {
         out.push(Event::Text(CowStr::from(rest.to_string())));
     }
+}
+
+/// Whether `text` may hold an autolink at all: a bare URL needs `:` or `www.`, an email
+/// address `@`. Most text holds neither, and is passed over at once.
+fn may_autolink(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr2(b':', b'@', bytes).is_some() || memchr::memmem::find(bytes, b"www.").is_some()
 }
 
 /// The next autolink in `text`: its byte range and the address it links to.
