@@ -258,22 +258,42 @@ fn list_files(root: &Path) -> Result<HashMap<PathBuf, u64>> {
         .par_iter()
         .map(|start| {
             let mut files = Vec::new();
-            for item in walkdir::WalkDir::new(start) {
-                let item = item.map_err(|e| Error::Read {
-                    path: e.path().unwrap_or(start).to_path_buf(),
-                    source: e.into(),
-                })?;
-                if item.file_type().is_dir() {
-                    continue;
-                }
-                let size = item.metadata().map_or(0, |m| m.len());
-                let relative = item.path().strip_prefix(root).expect("under the root");
-                files.push((relative.to_path_buf(), size));
-            }
+            list_into(root, start, &mut files)?;
             Ok(files)
         })
         .collect::<Result<_>>()?;
     Ok(lists.into_iter().flatten().collect())
+}
+
+/// Adds the files under `path` (a file, or a folder walked depth first) to `files`, relative
+/// to `root`. Sizes come from each folder's entries (looked up relative to the open folder,
+/// not by their whole path), and links are not followed.
+fn list_into(root: &Path, path: &Path, files: &mut Vec<(PathBuf, u64)>) -> Result<()> {
+    let read_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Read { path, source }
+    };
+    let metadata = std::fs::symlink_metadata(path).map_err(read_error(path))?;
+    if !metadata.is_dir() {
+        let relative = path.strip_prefix(root).expect("under the root");
+        files.push((relative.to_path_buf(), metadata.len()));
+        return Ok(());
+    }
+    let mut folders = vec![path.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for item in std::fs::read_dir(&folder).map_err(read_error(&folder))? {
+            let item = item.map_err(read_error(&folder))?;
+            let path = item.path();
+            if item.file_type().map_err(read_error(&path))?.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let size = item.metadata().map_or(0, |m| m.len());
+            let relative = path.strip_prefix(root).expect("under the root");
+            files.push((relative.to_path_buf(), size));
+        }
+    }
+    Ok(())
 }
 
 fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
