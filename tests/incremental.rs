@@ -235,3 +235,18 @@ fn no_cache_rebuilds_everything_and_forgets_the_cache() {
     assert!(!cache.exists());
     site.assert_same_as_cold_build(NOW);
 }
+
+#[test]
+fn a_link_in_the_output_folder_is_removed_and_what_it_leads_to_is_left() {
+    let site = Site::new();
+    site.generate(NOW, &[]);
+    site.write("elsewhere/keep.txt", "not built by shiplog");
+    std::os::unix::fs::symlink(site.path("elsewhere"), site.path("public/linked")).unwrap();
+    site.generate(NOW, &[]);
+    site.assert_same_as_cold_build(NOW);
+    assert!(std::fs::symlink_metadata(site.path("public/linked")).is_err());
+    assert_eq!(
+        std::fs::read_to_string(site.path("elsewhere/keep.txt")).unwrap(),
+        "not built by shiplog"
+    );
+}
