@@ -255,19 +255,39 @@ mod tests {
     use crate::content;
 
     /// A content folder with org `acme` and one entry, scanned.
-    fn acme() -> (tempfile::TempDir, content::Scan, Theme) {
-        let dir = tempfile::tempdir().unwrap();
-        let org = dir.path().join("acme");
-        std::fs::create_dir(&org).unwrap();
-        std::fs::write(org.join("_org.yaml"), "title: Acme\n").unwrap();
-        std::fs::write(
-            org.join("first.md"),
-            "---\ntitle: First\ndate: 2026-01-02T00:00:00Z\ntags: [fix]\n---\nBody one.\n",
-        )
-        .unwrap();
-        let scan = content::scan(dir.path(), &SiteConfig::default()).unwrap();
-        let theme = Theme::load(DEFAULT_THEME, dir.path()).unwrap();
-        (dir, scan, theme)
+    struct Acme {
+        dir: tempfile::TempDir,
+        scan: content::Scan,
+        theme: Theme,
+        site: SiteConfig,
+    }
+
+    impl Acme {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let org = dir.path().join("acme");
+            std::fs::create_dir(&org).unwrap();
+            std::fs::write(org.join("_org.yaml"), "title: Acme\n").unwrap();
+            std::fs::write(
+                org.join("first.md"),
+                "---\ntitle: First\ndate: 2026-01-02T00:00:00Z\ntags: [fix]\n---\nBody one.\n",
+            )
+            .unwrap();
+            let site = SiteConfig::default();
+            let scan = content::scan(dir.path(), &site).unwrap();
+            let theme = Theme::load(DEFAULT_THEME, dir.path()).unwrap();
+            Acme {
+                dir,
+                scan,
+                theme,
+                site,
+            }
+        }
+
+        /// The key of `acme` in a build started at `started`, after the build `last`.
+        fn key(&self, last: &Manifest, started: SystemTime) -> OrgKey {
+            org_key(&self.scan.orgs()[0], &self.site, &self.theme, last, started).unwrap()
+        }
     }
 
     /// A build long enough after the files were written for their stamp to be kept.
@@ -289,25 +309,21 @@ mod tests {
 
     #[test]
     fn an_unchanged_stamp_takes_the_last_key_without_reading() {
-        let (_dir, scan, theme) = acme();
-        let site = SiteConfig::default();
-        let folder = &scan.orgs()[0];
-        let first = org_key(folder, &site, &theme, &Manifest::default(), later()).unwrap();
+        let acme = Acme::new();
+        let first = acme.key(&Manifest::default(), later());
         assert!(first.stamp.is_some());
         // A key the files could not give shows that it was taken, not computed.
         let mut remembered = first.clone();
         remembered.digest = "from the last build".to_string();
-        let again = org_key(folder, &site, &theme, &last_build(&remembered), later()).unwrap();
+        let again = acme.key(&last_build(&remembered), later());
         assert_eq!(again.digest, "from the last build");
     }
 
     #[test]
     fn an_edit_that_keeps_size_and_modification_time_is_read() {
-        let (dir, scan, theme) = acme();
-        let site = SiteConfig::default();
-        let folder = &scan.orgs()[0];
-        let first = org_key(folder, &site, &theme, &Manifest::default(), later()).unwrap();
-        let entry = dir.path().join("acme/first.md");
+        let acme = Acme::new();
+        let first = acme.key(&Manifest::default(), later());
+        let entry = acme.dir.path().join("acme/first.md");
         let modified = std::fs::metadata(&entry).unwrap().modified().unwrap();
         let text = std::fs::read_to_string(&entry).unwrap();
         std::fs::write(&entry, text.replace("Body one.", "Body two.")).unwrap();
@@ -317,26 +333,16 @@ mod tests {
             .unwrap()
             .set_modified(modified)
             .unwrap();
-        let again = org_key(folder, &site, &theme, &last_build(&first), later()).unwrap();
+        let again = acme.key(&last_build(&first), later());
         assert_ne!(again.digest, first.digest);
         assert_ne!(again.stamp, first.stamp);
     }
 
     #[test]
     fn files_changed_just_before_the_build_have_no_stamp() {
-        let (_dir, scan, theme) = acme();
-        let site = SiteConfig::default();
-        let folder = &scan.orgs()[0];
-        let key = org_key(
-            folder,
-            &site,
-            &theme,
-            &Manifest::default(),
-            SystemTime::now(),
-        )
-        .unwrap();
+        let acme = Acme::new();
+        let key = acme.key(&Manifest::default(), SystemTime::now());
         assert_eq!(key.stamp, None);
-        let settled = org_key(folder, &site, &theme, &Manifest::default(), later()).unwrap();
-        assert_eq!(key.digest, settled.digest);
+        assert_eq!(key.digest, acme.key(&Manifest::default(), later()).digest);
     }
 }
