@@ -180,6 +180,14 @@ fn themes_fall_back_to_the_default_template_by_template() {
     // `brand` overrides style.css and builds on the default one through `default/style.css`.
     assert!(branded.contains(".brand-marker{color:#"));
     assert!(branded.contains("prefers-color-scheme:dark"));
+    // `brand` also overrides article.html, which both page templates include with `entry`
+    // and `level` set.
+    assert!(branded.contains("<article class=\"brand-card\" data-level=\"1\">Hello</article>"));
+    let branded_list = build.read("org-theme/changelog/index.html");
+    assert!(
+        branded_list.contains("<article class=\"brand-card\" data-level=\"2\">Hello</article>"),
+        "{branded_list}"
+    );
 }
 
 #[test]

@@ -26,8 +26,8 @@ const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../themes/default/entry.html"),
     ),
     (
-        "entry_macros.html",
-        include_str!("../../themes/default/entry_macros.html"),
+        "article.html",
+        include_str!("../../themes/default/article.html"),
     ),
     ("style.css", include_str!("../../themes/default/style.css")),
     ("embed.js", include_str!("../../themes/default/embed.js")),
