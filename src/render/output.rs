@@ -245,10 +245,6 @@ fn remove_empty_folders(root: &Path, removed: &[PathBuf]) {
 /// Every file under `root` (symbolic links included, not followed) with its size, by path
 /// relative to `root`. The top-level folders are walked in parallel.
 fn list_files(root: &Path) -> Result<HashMap<PathBuf, u64>> {
-    let read_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Read { path, source }
-    };
     let top: Vec<PathBuf> = std::fs::read_dir(root)
         .map_err(read_error(root))?
         .map(|item| item.map(|item| item.path()))
@@ -269,10 +265,6 @@ fn list_files(root: &Path) -> Result<HashMap<PathBuf, u64>> {
 /// to `root`. Sizes come from each folder's entries (looked up relative to the open folder,
 /// not by their whole path), and links are not followed.
 fn list_into(root: &Path, path: &Path, files: &mut Vec<(PathBuf, u64)>) -> Result<()> {
-    let read_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Read { path, source }
-    };
     let metadata = std::fs::symlink_metadata(path).map_err(read_error(path))?;
     if !metadata.is_dir() {
         let relative = path.strip_prefix(root).expect("under the root");
@@ -294,6 +286,11 @@ fn list_into(root: &Path, path: &Path, files: &mut Vec<(PathBuf, u64)>) -> Resul
         }
     }
     Ok(())
+}
+
+fn read_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+    let path = path.to_path_buf();
+    move |source| Error::Read { path, source }
 }
 
 fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
