@@ -5,7 +5,9 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, TextMergeStream};
+use pulldown_cmark::{
+    CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd, TextMergeStream,
+};
 use url::Url;
 
 /// An entry's HTML, with the relative links and images of its Markdown.
@@ -32,7 +34,35 @@ pub struct TooDeep {
 /// Renders `markdown` to sanitized HTML, listing its relative links. Relative URLs resolve
 /// against `entry_url`; footnote anchors are named after `entry_id` so several entries can
 /// share a page.
+///
+/// Markdown without raw HTML skips the sanitizer: pulldown-cmark escapes every text and
+/// attribute it writes, and [`Transform`] resolves and checks each URL as the sanitizer
+/// would, so the HTML is already what the sanitizer would return (the tests check this on
+/// generated Markdown). Sanitizing costs more than the rest of rendering together.
 pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Rendered, TooDeep> {
+    let written = write(markdown, entry_url, entry_id)?;
+    let html = if written.needs_sanitizer {
+        sanitize(&written.html, entry_url)
+    } else {
+        written.html
+    };
+    Ok(Rendered {
+        html,
+        local_links: written.local_links,
+    })
+}
+
+/// An entry's HTML as pulldown-cmark writes it, before any sanitizing.
+struct Written {
+    html: String,
+    local_links: Vec<(Url, usize)>,
+    /// Whether `html` needs the sanitizer: it holds raw HTML, or a URL that is not plainly a
+    /// web or mail address. Otherwise sanitizing would return it unchanged.
+    needs_sanitizer: bool,
+}
+
+/// Parses `markdown`, transforms its events and writes them as HTML (see [`render`]).
+fn write(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Written, TooDeep> {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
@@ -41,6 +71,7 @@ pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Rendere
     let mut local_links = Vec::new();
     let mut depth: usize = 0;
     let mut raw_elements = OpenElements::default();
+    let mut raw_html = false;
     let mut too_deep = None;
     let events = Parser::new_ext(markdown, options)
         .into_offset_iter()
@@ -54,7 +85,10 @@ pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Rendere
                     depth = depth.saturating_sub(1);
                     raw_elements.depth()
                 }
-                Event::Html(html) | Event::InlineHtml(html) => raw_elements.read(html),
+                Event::Html(html) | Event::InlineHtml(html) => {
+                    raw_html = true;
+                    raw_elements.read(html)
+                }
                 _ => raw_elements.depth(),
             };
             if depth + raw_peak > MAX_NESTING && too_deep.is_none() {
@@ -68,69 +102,247 @@ pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Rendere
             }
             event
         });
-    let events = TextMergeStream::new(events);
-    let mut footnotes = FootnoteNames::new(entry_id);
-    // For each open link or image: whether its end is ours to write (see `open_link`).
-    let mut links: Vec<bool> = Vec::new();
-    let mut in_code_block = false;
-    let mut transformed = Vec::new();
-    for event in events {
-        match event {
-            Event::Start(Tag::Link {
-                dest_url, title, ..
-            }) if !dest_url.starts_with('#') => {
-                links.push(true);
-                transformed.push(open_link(&dest_url, &title));
-            }
-            Event::Start(Tag::Link { .. } | Tag::Image { .. }) => {
-                links.push(false);
-                transformed.push(event);
-            }
-            Event::End(TagEnd::Link | TagEnd::Image) => {
-                if links.pop() == Some(true) {
-                    transformed.push(close_link());
-                } else {
-                    transformed.push(event);
-                }
-            }
-            Event::Start(Tag::CodeBlock(_)) => {
-                in_code_block = true;
-                transformed.push(event);
-            }
-            Event::End(TagEnd::CodeBlock) => {
-                in_code_block = false;
-                transformed.push(event);
-            }
-            Event::Text(text) if links.is_empty() && !in_code_block => {
-                autolink(text, &mut transformed);
-            }
-            Event::TaskListMarker(done) => {
-                // A checkbox needs a name to be accessible; the item's text follows it.
-                let checked = if done { " checked=\"\"" } else { "" };
-                transformed.push(Event::InlineHtml(CowStr::from(format!(
-                    "<input type=\"checkbox\" disabled=\"\"{checked} aria-label=\"Task\"> "
-                ))));
-            }
-            Event::FootnoteReference(label) => {
-                transformed.push(Event::FootnoteReference(footnotes.name(&label)));
-            }
-            Event::Start(Tag::FootnoteDefinition(label)) => {
-                transformed.push(Event::Start(Tag::FootnoteDefinition(
-                    footnotes.name(&label),
-                )));
-            }
-            other => transformed.push(other),
-        }
+    let mut transform = Transform::new(entry_url, entry_id);
+    for event in TextMergeStream::new(events) {
+        transform.event(event);
     }
     if let Some(offset) = too_deep {
         return Err(TooDeep { offset });
     }
-    let mut raw = String::with_capacity(markdown.len() * 3 / 2);
-    pulldown_cmark::html::push_html(&mut raw, transformed.into_iter());
-    Ok(Rendered {
-        html: sanitize(&raw, entry_url),
+    let mut html = String::with_capacity(markdown.len() * 3 / 2);
+    pulldown_cmark::html::push_html(&mut html, transform.events.into_iter());
+    if html.contains('\r') {
+        // Left in a link's title: line breaks as an HTML parser reads them.
+        html = html.replace("\r\n", "\n").replace('\r', "\n");
+    }
+    Ok(Written {
+        html,
         local_links,
+        // A parser drops U+0000 from text but replaces it in attributes: left to the sanitizer.
+        needs_sanitizer: raw_html || transform.needs_sanitizer || markdown.contains('\0'),
     })
+}
+
+/// What shiplog changes in the parser's events before they are written: links resolved,
+/// opening in a new tab and autolinked as on GitHub, footnotes named per entry, and what the
+/// sanitizer would drop (a code block's odd language, an alert's kind) dropped here already.
+struct Transform<'a> {
+    entry_url: &'a Url,
+    footnotes: FootnoteNames<'a>,
+    events: Vec<Event<'a>>,
+    needs_sanitizer: bool,
+    open_links: usize,
+    open_images: usize,
+    in_code_block: bool,
+}
+
+impl<'a> Transform<'a> {
+    fn new(entry_url: &'a Url, entry_id: &'a str) -> Self {
+        Transform {
+            entry_url,
+            footnotes: FootnoteNames::new(entry_id),
+            events: Vec::new(),
+            needs_sanitizer: false,
+            open_links: 0,
+            open_images: 0,
+            in_code_block: false,
+        }
+    }
+
+    fn event(&mut self, event: Event<'a>) {
+        if self.open_images > 0 {
+            // An image's text is its `alt`: written as plain text, links and all.
+            return self.image_text(event);
+        }
+        match event {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                ..
+            }) => {
+                self.open_links += 1;
+                let href = match link_type {
+                    LinkType::Email => CowStr::from(format!("mailto:{dest_url}")),
+                    _ => dest_url,
+                };
+                self.open_link(&href, &title);
+            }
+            Event::End(TagEnd::Link) => {
+                self.open_links -= 1;
+                self.events.push(event);
+            }
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
+                self.open_images += 1;
+                let dest_url = match self.resolve(&dest_url) {
+                    Some(url) => CowStr::from(url),
+                    None => dest_url,
+                };
+                self.events.push(Event::Start(Tag::Image {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }));
+            }
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                self.in_code_block = true;
+                // pulldown-cmark writes the info string's first word as `language-<word>`.
+                let language = info.split(' ').next().unwrap_or_default();
+                let info = if is_code_language(language) {
+                    info
+                } else {
+                    CowStr::Borrowed("")
+                };
+                self.events
+                    .push(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))));
+            }
+            Event::Start(Tag::CodeBlock(_)) => {
+                self.in_code_block = true;
+                self.events.push(event);
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                self.in_code_block = false;
+                self.events.push(event);
+            }
+            // GitHub's alerts (`> [!NOTE]`) are plain block quotes: the sanitizer drops the
+            // class pulldown-cmark would give them.
+            Event::Start(Tag::BlockQuote(Some(_))) => {
+                self.events.push(Event::Start(Tag::BlockQuote(None)));
+            }
+            Event::Text(text) if self.open_links == 0 && !self.in_code_block => {
+                self.autolink(text);
+            }
+            Event::TaskListMarker(done) => {
+                // A checkbox needs a name to be accessible; the item's text follows it.
+                let checked = if done { " checked=\"\"" } else { "" };
+                self.events.push(Event::InlineHtml(CowStr::from(format!(
+                    "<input type=\"checkbox\" disabled=\"\"{checked} aria-label=\"Task\"> "
+                ))));
+            }
+            Event::FootnoteReference(label) => {
+                let (name, number) = self.footnotes.name(&label);
+                let mut html = String::from("<sup class=\"footnote-reference\"><a href=\"");
+                push_attribute(&mut html, self.entry_url.as_str());
+                html.push('#');
+                push_attribute(&mut html, &name);
+                html.push_str(&format!("\" {REL}>{number}</a></sup>"));
+                self.events.push(Event::InlineHtml(CowStr::from(html)));
+            }
+            Event::Start(Tag::FootnoteDefinition(label)) => {
+                let (name, number) = self.footnotes.name(&label);
+                let mut html = String::from("\n<div class=\"footnote-definition\" id=\"");
+                push_attribute(&mut html, &name);
+                html.push_str(&format!(
+                    "\"><sup class=\"footnote-definition-label\">{number}</sup>"
+                ));
+                self.events.push(Event::Html(CowStr::from(html)));
+            }
+            other => self.events.push(other),
+        }
+    }
+
+    /// An event inside an image, whose text pulldown-cmark writes as the `alt` attribute.
+    fn image_text(&mut self, event: Event<'a>) {
+        match event {
+            Event::Start(Tag::Image { .. }) => self.open_images += 1,
+            Event::End(TagEnd::Image) => self.open_images -= 1,
+            _ => {}
+        }
+        self.events.push(event);
+    }
+
+    /// The URL a link or image points to, as the sanitizer would leave it: relative ones
+    /// resolved against the entry's URL, absolute ones kept if they are web or mail
+    /// addresses. For any other URL, `None`, and the HTML goes through the sanitizer, which
+    /// drops it.
+    fn resolve(&mut self, url: &str) -> Option<String> {
+        // The URL as a parser reads it back from pulldown-cmark's `href`: percent-encoded
+        // where a URL may not hold the character (`escape_href` also escapes `&` and `'`
+        // for HTML, which reading undoes).
+        let mut escaped = String::with_capacity(url.len());
+        pulldown_cmark_escape::escape_href(&mut escaped, url).expect("writing to a String");
+        let url = escaped.replace("&amp;", "&").replace("&#x27;", "'");
+        let resolved = match Url::parse(&url) {
+            Ok(parsed) => matches!(parsed.scheme(), "http" | "https" | "mailto").then_some(url),
+            Err(url::ParseError::RelativeUrlWithoutBase) => {
+                self.entry_url.join(&url).ok().map(String::from)
+            }
+            Err(_) => None,
+        };
+        self.needs_sanitizer |= resolved.is_none();
+        resolved
+    }
+
+    /// Opens a link, its URL resolved. It opens in a new tab when it leaves the changelog;
+    /// in-page links (`#section`) stay in the frame.
+    fn open_link(&mut self, href: &str, title: &str) {
+        let target = if href.starts_with('#') {
+            ""
+        } else {
+            " target=\"_blank\""
+        };
+        let resolved = self.resolve(href);
+        let mut html = String::from("<a href=\"");
+        pulldown_cmark_escape::escape_href(&mut html, resolved.as_deref().unwrap_or(href))
+            .expect("writing to a String");
+        if !title.is_empty() {
+            html.push_str("\" title=\"");
+            push_attribute(&mut html, title);
+        }
+        html.push_str(&format!("\"{target} {REL}>"));
+        self.events.push(Event::InlineHtml(CowStr::from(html)));
+    }
+
+    /// GitHub's extended autolinks: bare `https://`, `http://` and `www.` addresses, and
+    /// email addresses, in text.
+    fn autolink(&mut self, text: CowStr<'a>) {
+        if !may_autolink(&text) {
+            return self.events.push(Event::Text(text));
+        }
+        let mut rest: &str = &text;
+        let mut found = false;
+        while let Some((start, end, href)) = next_autolink(rest) {
+            found = true;
+            if start > 0 {
+                self.events
+                    .push(Event::Text(CowStr::from(rest[..start].to_string())));
+            }
+            self.open_link(&href, "");
+            self.events
+                .push(Event::Text(CowStr::from(rest[start..end].to_string())));
+            self.events.push(Event::End(TagEnd::Link));
+            rest = &rest[end..];
+        }
+        if !found {
+            self.events.push(Event::Text(text));
+        } else if !rest.is_empty() {
+            self.events
+                .push(Event::Text(CowStr::from(rest.to_string())));
+        }
+    }
+}
+
+/// The `rel` of every link in an entry, as the sanitizer sets it.
+const REL: &str = "rel=\"noopener noreferrer\"";
+
+/// Appends `value` escaped for a quoted attribute.
+fn push_attribute(html: &mut String, value: &str) {
+    pulldown_cmark_escape::escape_html(html, value).expect("writing to a String");
+}
+
+/// Whether a code block's language may be a class, `language-<it>`: letters, digits and
+/// `-_+#.` only.
+fn is_code_language(language: &str) -> bool {
+    !language.is_empty()
+        && language
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_+#.".contains(c))
 }
 
 /// The raw HTML elements an entry leaves open, as far as their nesting goes, counted so as
@@ -181,70 +393,26 @@ impl OpenElements {
     }
 }
 
-/// Gives each footnote label a name unique on any page: `fn-<entry id>-<n>`.
+/// Numbers footnotes in order of first use, as they are shown, and names each
+/// `fn-<entry id>-<number>`, unique on any page.
 struct FootnoteNames<'a> {
     entry_id: &'a str,
-    names: HashMap<String, CowStr<'static>>,
+    numbers: HashMap<String, usize>,
 }
 
 impl<'a> FootnoteNames<'a> {
     fn new(entry_id: &'a str) -> Self {
         FootnoteNames {
             entry_id,
-            names: HashMap::new(),
+            numbers: HashMap::new(),
         }
     }
 
-    fn name(&mut self, label: &str) -> CowStr<'static> {
-        let next = self.names.len() + 1;
-        let entry_id = self.entry_id;
-        self.names
-            .entry(label.to_string())
-            .or_insert_with(|| CowStr::from(format!("fn-{entry_id}-{next}")))
-            .clone()
-    }
-}
-
-/// The start of a link that leaves the changelog: it opens outside an embedding frame.
-/// (In-page links, such as footnotes and `#section`, keep pulldown-cmark's plain `<a>`.)
-fn open_link(href: &str, title: &str) -> Event<'static> {
-    let mut html = String::from("<a href=\"");
-    pulldown_cmark_escape::escape_href(&mut html, href).expect("writing to a String");
-    if !title.is_empty() {
-        html.push_str("\" title=\"");
-        pulldown_cmark_escape::escape_html(&mut html, title).expect("writing to a String");
-    }
-    html.push_str("\" target=\"_blank\">");
-    Event::InlineHtml(CowStr::from(html))
-}
-
-fn close_link() -> Event<'static> {
-    Event::InlineHtml(CowStr::Borrowed("</a>"))
-}
-
-/// GitHub's extended autolinks: bare `https://`, `http://` and `www.` addresses, and email
-/// addresses, in text.
-fn autolink<'a>(text: CowStr<'a>, out: &mut Vec<Event<'a>>) {
-    if !may_autolink(&text) {
-        out.push(Event::Text(text));
-        return;
-    }
-    let mut rest: &str = &text;
-    let mut found = false;
-    while let Some((start, end, href)) = next_autolink(rest) {
-        found = true;
-        if start > 0 {
-            out.push(Event::Text(CowStr::from(rest[..start].to_string())));
-        }
-        out.push(open_link(&href, ""));
-        out.push(Event::Text(CowStr::from(rest[start..end].to_string())));
-        out.push(close_link());
-        rest = &rest[end..];
-    }
-    if !found {
-        out.push(Event::Text(text));
-    } else if !rest.is_empty() {
-        out.push(Event::Text(CowStr::from(rest.to_string())));
+    /// The footnote's name and number.
+    fn name(&mut self, label: &str) -> (String, usize) {
+        let next = self.numbers.len() + 1;
+        let number = *self.numbers.entry(label.to_string()).or_insert(next);
+        (format!("fn-{}-{number}", self.entry_id), number)
     }
 }
 
@@ -397,12 +565,9 @@ fn sanitizer() -> ammonia::Builder<'static> {
             let keep = match (element, attribute) {
                 // Only ever a new tab: content may not navigate the host page.
                 ("a", "target") => return Some(Cow::Borrowed("_blank")),
-                ("code", "class") => value.strip_prefix("language-").is_some_and(|lang| {
-                    !lang.is_empty()
-                        && lang
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || "-_+#.".contains(c))
-                }),
+                ("code", "class") => value
+                    .strip_prefix("language-")
+                    .is_some_and(is_code_language),
                 ("sup" | "div", "class") => matches!(
                     value,
                     "footnote-reference" | "footnote-definition" | "footnote-definition-label"
@@ -426,6 +591,115 @@ mod tests {
     fn html(markdown: &str) -> String {
         let url = Url::parse("https://acme.example.com/changelog/v2/").unwrap();
         render(markdown, &url, "v2").unwrap().html
+    }
+
+    /// The tree an HTML parser builds from `html`: each node in document order, with its
+    /// depth, and an element's attributes sorted.
+    fn parsed(html: &str) -> Vec<(usize, String)> {
+        let fragment = scraper::Html::parse_fragment(html);
+        fragment
+            .tree
+            .nodes()
+            .map(|node| {
+                let description = match node.value() {
+                    scraper::Node::Element(element) => {
+                        let mut attributes: Vec<_> = element.attrs().collect();
+                        attributes.sort();
+                        format!("<{} {attributes:?}>", element.name())
+                    }
+                    scraper::Node::Text(text) => format!("{:?}", &**text),
+                    other => format!("{other:?}"),
+                };
+                (node.ancestors().count(), description)
+            })
+            .collect()
+    }
+
+    /// Writes `markdown`; where that skips the sanitizer, checks that sanitizing would not
+    /// have changed the parsed HTML. Returns whether it was skipped.
+    fn skips_the_sanitizer_safely(markdown: &str) -> bool {
+        let url = Url::parse("https://acme.example.com/changelog/v2/").unwrap();
+        let written = write(markdown, &url, "v2").unwrap();
+        if written.needs_sanitizer {
+            return false;
+        }
+        let sanitized = sanitize(&written.html, &url);
+        assert_eq!(
+            parsed(&written.html),
+            parsed(&sanitized),
+            "the sanitizer changes\n{}\ninto\n{sanitized}\nfrom\n{markdown}",
+            written.html
+        );
+        // Nor would parsing it change a character (the tree above cannot show that).
+        assert!(
+            !written.html.contains(['\0', '\r']),
+            "{:?} from {markdown:?}",
+            written.html
+        );
+        true
+    }
+
+    #[test]
+    fn markdown_without_raw_html_needs_no_sanitizer() {
+        for markdown in [
+            "# Title\n\nA *b* **c** ~~d~~ `e < f & g \"h\"` 'i' & < > \u{a0} \\<b>",
+            "[a](shot.png) [b](/docs?x=1&y='2') [c](../v1/ \"T & \\\"q\\\"\") [d](#top) ![i](img/x.png \"t\")",
+            "[e](https://example.org/a_(b)?c=[d]|{e}) [f](HTTPS://EXAMPLE.ORG) [g](mailto:a@b.example)",
+            "[h](<a b/ä ö>) [i](%7Ex) [j](//cdn.example/x) [k](?q) [l](.) [m]()",
+            "![alt *with* [a link](x) and `code`](y.png) [![inner](i.png)](https://x.example)",
+            "<https://auto.example/x> <a@b.example> www.example.com https://x.io/a_(b). a@b.example",
+            "| a | b | c |\n|:-|:-:|-:|\n| 1 | **2** | [3](x) |\n\n| only |\n|---|",
+            "- [x] done\n- [ ] open\n\n1. one\n2. two\n\n3. three\n   - nested\n\n     > quote",
+            "> [!NOTE]\n> Alert.\n\n> [!WARNING]\n> Careful.",
+            "```rust\nfn main() {}\n```\n\n```c++ {.x}\nx\n```\n\n```\"><script>\nx\n```\n\n~~~\n\nleading blank\n~~~\n\n    indented",
+            "Note[^n] and again[^n] and[^m].\n\n[^m]: M first.\n[^n]: N with [a link](x) and ![i](i.png).\n\n[^unused]: U.",
+            "line  \nbreak\\\nand\n\n---\n\n***\n\nSetext\n===\n\nSub\n---",
+            "a\r\nb\r\n\r\n```\r\ncode\r\n```\r\n\u{1}\u{7f}\u{feff}&#0;&amp;&copy;&#x1F600;",
+            "[a](x \"t\r\nu\rv\") ![i\r\nj](y \"\r\")",
+            "[ref] [ref][] [text][ref] [undefined]\n\n[ref]: https://example.org/ \"Ref title\"",
+        ] {
+            assert!(
+                skips_the_sanitizer_safely(markdown),
+                "needs the sanitizer: {markdown}"
+            );
+        }
+    }
+
+    #[test]
+    fn raw_html_and_other_urls_need_the_sanitizer() {
+        for markdown in [
+            "<b>raw</b>",
+            "<div>\nblock\n</div>",
+            "<!-- comment -->",
+            "[x](javascript:alert(1))",
+            "[x](JaVaScRiPt:alert(1))",
+            "[x](&#106;avascript:alert(1))",
+            "![i](data:image/png;base64,AA)",
+            "[x](ftp://example.org/file)",
+            "[x](http://[::1:bad]/)",
+            "<javascript:alert(1)>",
+            "before\u{0}after [t](x \"\u{0}\")",
+        ] {
+            assert!(!skips_the_sanitizer_safely(markdown), "{markdown}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn sanitizing_what_skips_the_sanitizer_changes_nothing(
+            pieces in proptest::collection::vec(proptest::sample::select(&[
+                "text ", "*", "**", "_", "~~", "`", "\\", "&amp;", "&#60;", "&quot;", "\"", "'",
+                "<", ">", "&", "\n", "\n\n", "  \n", "# ", "> ", "> [!TIP]\n> ", "- ", "1. ",
+                "3) ", "- [ ] ", "    ", "```", "```js", "```x\"y", "~~~", "---\n", "| a | b |\n|:-|-:|\n| ",
+                " | ", "[", "]", "(", ")", "![", "](", "[x](", "[x][r]", "\n[r]: ", "<https://a.example/>",
+                "<a@b.example>", "https://x.example/p?q=1&r=[2]", "www.x.example", "c@d.example",
+                "#frag", "../up", "/root", "rel/ä ö", "//host.example", "mailto:m@x.example",
+                "javascript:x", "ftp://x", "\"title\"", "[^1]", "\n[^1]: ", "[^b]", "\n\n[^b]: ",
+                "\u{a0}", "\r\n", "\r", "\t", "\u{0}",
+            ][..]), 0..30)
+        ) {
+            skips_the_sanitizer_safely(&pieces.concat());
+        }
     }
 
     #[test]
@@ -516,6 +790,17 @@ mod tests {
         let out = html("Write to support@acme.example.com. Not a@b or @home.");
         assert!(out.contains("<a href=\"mailto:support@acme.example.com\" target=\"_blank\" rel=\"noopener noreferrer\">support@acme.example.com</a>."), "{out}");
         assert_eq!(out.matches("<a ").count(), 1, "{out}");
+        let out = html("Or <help@acme.example.com>.");
+        assert!(
+            out.contains("<a href=\"mailto:help@acme.example.com\" target=\"_blank\""),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_image_text_is_plain_text() {
+        let out = html("![The [new](/x) *screen*](shot.png)");
+        assert!(out.contains("alt=\"The new screen\""), "{out}");
     }
 
     #[test]
