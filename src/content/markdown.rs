@@ -267,7 +267,11 @@ impl<'a> Transform<'a> {
         // for HTML, which reading undoes).
         let mut escaped = String::with_capacity(url.len());
         pulldown_cmark_escape::escape_href(&mut escaped, url).expect("writing to a String");
-        let url = escaped.replace("&amp;", "&").replace("&#x27;", "'");
+        let url = if escaped.contains('&') {
+            escaped.replace("&amp;", "&").replace("&#x27;", "'")
+        } else {
+            escaped
+        };
         let resolved = match Url::parse(&url) {
             Ok(parsed) => matches!(parsed.scheme(), "http" | "https" | "mailto").then_some(url),
             Err(url::ParseError::RelativeUrlWithoutBase) => {

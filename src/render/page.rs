@@ -475,8 +475,8 @@ fn scrollable_filter(value: &Value, _: &HashMap<String, Value>) -> tera::Result<
 
 /// Lets the wide blocks of an entry's (sanitized) HTML scroll sideways on their own and be
 /// scrolled from the keyboard: each `<table>` goes into a focusable `<div class="scroll">`,
-/// each `<pre>` becomes focusable. Only whole tags match: the sanitizer writes a `<` of text
-/// as `&lt;`, and quoted attribute values are skipped over. The HTML between the tags that
+/// each `<pre>` becomes focusable. Only whole tags match: an entry's HTML has every `<` of
+/// text written as `&lt;`, and quoted attribute values are skipped over. The HTML between the tags that
 /// change is copied in whole runs.
 fn scroll_regions(html: &str) -> String {
     let mut out = String::with_capacity(html.len() + 128);
