@@ -6,9 +6,9 @@
 # Usage: scripts/bench-build.sh [MODE...] [--orgs N] [--entries M] [--runs R] [--seed S]
 #
 #   (no mode)       the comparison: N orgs x M entries, shiplog and Hugo 0.168.0 alternately,
-#                   R cold runs each (output folder removed before every run)
-#   --scale         shiplog alone on BENCH_SCALE_ORGS (1000) orgs x M entries, against the
-#                   N x M corpus
+#                   R cold runs each (output folder set aside before every run)
+#   --scale         shiplog alone on BENCH_SCALE_ORGS (1000) orgs x M entries and on the
+#                   N x M corpus, alternately, R cold runs each
 #   --incremental   cold build, append a line to one entry, build again into the same
 #                   output; check that output against a cold build of the edited content
 #   --compare       the comparison, when combined with the modes above
@@ -214,7 +214,6 @@ kinds_in() {
 # --- the three measurements -----------------------------------------------------------
 
 BASE_NAME="$(fmt "$ORGS") orgs × $(fmt "$ENTRIES") entries"
-BASE_FILES=""
 
 compare() {
     ensure_hugo
@@ -230,10 +229,10 @@ compare() {
     set_aside "$h_out" "$BENCH/hugo-cache"
     "${HUGO_CMD[@]}" >/dev/null
 
-    BASE_FILES=$(files_in "$s_out")
-    local h_files
+    local s_files h_files
+    s_files=$(files_in "$s_out")
     h_files=$(files_in "$h_out")
-    say "files: shiplog $BASE_FILES ($(kinds_in "$s_out")); Hugo $h_files ($(kinds_in "$h_out"))"
+    say "files: shiplog $s_files ($(kinds_in "$s_out")); Hugo $h_files ($(kinds_in "$h_out"))"
     if [[ $(kinds_in "$s_out") != "$(kinds_in "$h_out")" ]]; then
         say "WARNING: the two outputs differ in pages or feeds: the comparison is not like for like"
     fi
@@ -244,33 +243,29 @@ compare() {
         measure hugo-base 1 "$h_out" "${HUGO_CMD[@]}"
     done
     python3 scripts/bench/report.py compare "$RESULTS" shiplog-base hugo-base \
-        "$BASE_FILES" "$h_files" \
+        "$s_files" "$h_files" \
         "Cold build of $BASE_NAME ($(fmt $((ORGS * ENTRIES))) entries), median of $RUNS runs each:" | emit
 }
 
+# The scale mode times its own runs of the N x M corpus, alternately with the big one, so
+# that both sizes are timed in the same conditions. (The comparison's runs would not do:
+# each follows a Hugo run, whose exit has just freed 1.4 GB, and on this kind of virtual
+# machine memory freed moments ago is several times cheaper to fill with new files than
+# memory the host has taken back.)
 scale() {
-    local s_out=$BENCH/out/shiplog
+    local s_out=$BENCH/out/shiplog big_out=$BENCH/out/shiplog-scale
     make_corpus "$ORGS" "$ENTRIES"
-    local base=$CORPUS
-    if ! grep -q '^shiplog-base' "$RESULTS"; then
-        say "timing $RUNS cold shiplog builds of the $ORGS x $ENTRIES corpus"
-        shiplog_cmd "$base/shiplog" "$s_out"
-        for ((run = 1; run <= RUNS; run++)); do
-            measure shiplog-base 1 "$s_out" "${SHIPLOG_CMD[@]}"
-        done
-        BASE_FILES=$(files_in "$s_out")
-    fi
+    shiplog_cmd "$CORPUS/shiplog" "$s_out"
+    local small_cmd=("${SHIPLOG_CMD[@]}")
     make_corpus "$SCALE_ORGS" "$ENTRIES"
-    local big_out=$BENCH/out/shiplog-scale
     shiplog_cmd "$CORPUS/shiplog" "$big_out"
-    say "timing $RUNS cold shiplog builds of the $SCALE_ORGS x $ENTRIES corpus"
+    say "timing $RUNS cold shiplog builds of each corpus, alternately"
     for ((run = 1; run <= RUNS; run++)); do
+        measure shiplog-small 1 "$s_out" "${small_cmd[@]}"
         measure shiplog-scale 1 "$big_out" "${SHIPLOG_CMD[@]}"
     done
-    local big_files
-    big_files=$(files_in "$big_out")
-    python3 scripts/bench/report.py scale "$RESULTS" shiplog-base "$BASE_FILES" "$BASE_NAME" \
-        shiplog-scale "$big_files" \
+    python3 scripts/bench/report.py scale "$RESULTS" shiplog-small "$(files_in "$s_out")" \
+        "$BASE_NAME" shiplog-scale "$(files_in "$big_out")" \
         "$(fmt "$SCALE_ORGS") orgs × $(fmt "$ENTRIES") entries" | emit
 }
 
