@@ -116,6 +116,12 @@ impl OrgFolder {
             .chain(self.entry_files.iter().map(|file| file.path.as_path()))
             .chain(self.assets.iter().map(|asset| asset.source.as_path()))
     }
+
+    /// Where `source`, one of [`OrgFolder::sources`], is inside the org folder: what the
+    /// org's output depends on, however the content folder was spelled.
+    pub fn relative<'a>(&self, source: &'a Path) -> &'a Path {
+        source.strip_prefix(&self.folder).unwrap_or(source)
+    }
 }
 
 /// Walks `content_dir` and reads each org's `_org.yaml`; entries are parsed by

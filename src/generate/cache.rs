@@ -165,7 +165,13 @@ pub fn org_key(
 ) -> Option<OrgKey> {
     let mut context = digest::Parts::default();
     context.add(env!("CARGO_PKG_VERSION"));
-    context.add(format!("{site:?}"));
+    // Where themes are looked up is spelled after the config file's path; what counts is
+    // the theme's templates, in its fingerprint.
+    let settings = SiteConfig {
+        themes_dir: PathBuf::new(),
+        ..site.clone()
+    };
+    context.add(format!("{settings:?}"));
     context.add(theme.fingerprint());
     context.add(&folder.slug);
     context.add(format!("{:?}", folder.settings));
@@ -185,7 +191,7 @@ pub fn org_key(
         std::fs::File::open(source)
             .and_then(|mut file| file.read_to_end(&mut bytes))
             .ok()?;
-        digest.add(source.as_os_str().as_encoded_bytes());
+        digest.add(folder.relative(source).as_os_str().as_encoded_bytes());
         digest.add(&bytes);
     }
     Some(OrgKey {
@@ -209,7 +215,7 @@ fn stamp(folder: &OrgFolder, mut context: digest::Parts, started: SystemTime) ->
         if recent {
             return None;
         }
-        context.add(source.as_os_str().as_encoded_bytes());
+        context.add(folder.relative(source).as_os_str().as_encoded_bytes());
         for number in numbers {
             context.add(number.to_le_bytes());
         }
@@ -336,6 +342,31 @@ mod tests {
         let again = acme.key(&last_build(&first), later());
         assert_ne!(again.digest, first.digest);
         assert_ne!(again.stamp, first.stamp);
+    }
+
+    #[test]
+    fn the_key_does_not_depend_on_how_the_folders_are_spelled() {
+        let acme = Acme::new();
+        let link = acme.dir.path().with_extension("link");
+        std::os::unix::fs::symlink(acme.dir.path(), &link).unwrap();
+        // As after `--content <link> --config <link>/shiplog.yaml`.
+        let site = SiteConfig {
+            themes_dir: link.join("themes"),
+            ..acme.site.clone()
+        };
+        let scan = content::scan(&link, &site).unwrap();
+        let through_link = org_key(
+            &scan.orgs()[0],
+            &site,
+            &acme.theme,
+            &Manifest::default(),
+            later(),
+        )
+        .unwrap();
+        std::fs::remove_file(&link).unwrap();
+        let direct = acme.key(&Manifest::default(), later());
+        assert_eq!(through_link.digest, direct.digest);
+        assert_eq!(through_link.stamp, direct.stamp);
     }
 
     #[test]
