@@ -60,6 +60,17 @@ impl Site {
             .collect()
     }
 
+    /// Whether the build cache holds a stamp of every org's output folder, which spares the
+    /// next build listing it.
+    fn every_output_folder_stamped(&self) -> bool {
+        let Ok(bytes) = std::fs::read(self.path(".public.shiplog-cache.json")) else {
+            return false;
+        };
+        let cache: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let orgs = cache["orgs"].as_object().unwrap();
+        !orgs.is_empty() && orgs.values().all(|org| org["output_stamp"].is_string())
+    }
+
     /// Asserts the output equals a cold build of the same site at `now`, in a fresh copy.
     fn assert_same_as_cold_build(&self, now: &str) {
         let cold = tempfile::tempdir().unwrap();
@@ -198,6 +209,33 @@ fn a_damaged_output_folder_is_repaired() {
     site.generate(NOW, &[]);
     site.assert_same_as_cold_build(NOW);
     assert!(!site.path("public/elsewhere").exists());
+}
+
+#[test]
+fn a_stamped_output_folder_is_not_trusted_after_a_change() {
+    let site = Site::new();
+    // Builds until the cache has stamped every org's output folder: a folder that changed in
+    // the last tick of the file system's clock before a build ended is stamped by a later one.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !site.every_output_folder_stamped() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the output was never stamped"
+        );
+        site.generate(NOW, &[]);
+    }
+    let entry = site.path("public/west/changelog/only-entry/index.html");
+    let page = std::fs::read(&entry).unwrap();
+    // Same size, other bytes, written in place.
+    std::fs::write(&entry, page.to_ascii_uppercase()).unwrap();
+    site.write(
+        "public/south/changelog/holiday-sale/stray.html",
+        "not built by shiplog",
+    );
+    std::fs::remove_file(site.path("public/north/changelog/feed.xml")).unwrap();
+    let stderr = site.generate(NOW, &[]);
+    assert!(!stderr.contains("unchanged"), "{stderr}");
+    site.assert_same_as_cold_build(NOW);
 }
 
 #[test]

@@ -117,6 +117,11 @@ impl OrgFolder {
             .chain(self.assets.iter().map(|asset| asset.source.as_path()))
     }
 
+    /// Where the org folder is.
+    pub fn path(&self) -> &Path {
+        &self.folder
+    }
+
     /// Where `source`, one of [`OrgFolder::sources`], is inside the org folder: what the
     /// org's output depends on, however the content folder was spelled.
     pub fn relative<'a>(&self, source: &'a Path) -> &'a Path {

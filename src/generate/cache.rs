@@ -2,7 +2,7 @@
 //! digest of everything its output is made of (its files' bytes, the site settings, its
 //! theme's templates, the shiplog version) and the files that output is. An org whose
 //! digest is unchanged, whose published entries are the same at the new build time, and
-//! whose files are all still in place, is neither parsed nor rendered again.
+//! whose output folder is as that build left it, is neither parsed nor rendered again.
 //!
 //! Reading every file to know its digest is most of the work of a build that changes little,
 //! so the cache also keeps, per org, a stamp of its files as the file system describes them
@@ -11,20 +11,28 @@
 //! kept for files last changed a few seconds before that build started, so that a change
 //! made in the same tick of the file system clock as the build read the file is never
 //! missed; and any write gives a file a new change time, which no tool can set back.
+//!
+//! The same goes for the output: per org, a stamp of its output folder, of every folder in
+//! it and of every file it holds. When it is unchanged, the folder holds exactly the files
+//! the last build left there (a file or folder added, removed, renamed or written gives its
+//! folder or itself a new change time), and it need not be listed. An org whose output
+//! folder has no stamp, or another one, is built again, which repairs whatever was done to
+//! it: only the files whose bytes differ are written.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, Utc};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::config::SiteConfig;
 use crate::content::{Org, OrgFolder};
 use crate::digest;
 use crate::error::{Error, Result};
-use crate::render::{OutputFile, OutputTree, Theme};
+use crate::render::{OutputFile, Theme};
 
 /// The build cache of one output folder.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -50,6 +58,9 @@ pub struct OrgRecord {
     pub entries: usize,
     /// Its files, relative to the output folder, with their sizes.
     pub files: Vec<(PathBuf, u64)>,
+    /// The stamp of its output folder as this build left it ([`output_stamp`]), when every
+    /// part of it had changed before the stamp was taken (see [`Manifest::write`]).
+    output_stamp: Option<String>,
 }
 
 impl OrgRecord {
@@ -67,6 +78,7 @@ impl OrgRecord {
                 .iter()
                 .map(|(path, bytes)| (path.clone(), bytes.len() as u64))
                 .collect(),
+            output_stamp: None,
         }
     }
 
@@ -104,39 +116,78 @@ impl Manifest {
         }
     }
 
-    /// Writes the cache to `path` (through a temporary file, so a reader never sees half).
-    pub fn write(&self, path: &Path) -> Result<()> {
+    /// Writes the cache of `output` to `path` (through a temporary file, so a reader never
+    /// sees half), first stamping the output folder of each org that has no stamp yet.
+    ///
+    /// A stamp is only kept when every part of the folder last changed before a file created
+    /// beside it, in the file system's own clock: a change after the stamp is then sure to
+    /// give a part a later change time, even within one tick of that clock. A folder changed
+    /// in the clock's last tick is stamped once the clock has moved on, waiting at most
+    /// [`STAMP_WAIT`]; else the next build builds its org again.
+    pub fn write(mut self, path: &Path, output: &Path) -> Result<()> {
         let write_error = |source| Error::Write {
             path: path.to_path_buf(),
             source,
         };
-        let bytes = serde_json::to_vec(self).map_err(|e| write_error(e.into()))?;
+        let beside = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let beside = beside.unwrap_or(Path::new("."));
+        let started = std::time::Instant::now();
+        for round in 0.. {
+            let settled = tempfile::tempfile_in(beside)
+                .and_then(|probe| probe.metadata()?.modified())
+                .map_err(write_error)?;
+            let unstamped = self
+                .orgs
+                .par_iter_mut()
+                .filter(|(_, record)| record.output_stamp.is_none())
+                .map(|(_, record)| {
+                    record.output_stamp = output_stamp(output, &record.files, Some(settled));
+                    usize::from(record.output_stamp.is_none())
+                })
+                .sum::<usize>();
+            // Always a second look, however long the first took.
+            if unstamped == 0 || (round > 0 && started.elapsed() >= STAMP_WAIT) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
         let temporary = path.with_extension(format!("tmp-{}", std::process::id()));
-        std::fs::write(&temporary, bytes).map_err(write_error)?;
-        std::fs::rename(&temporary, path).map_err(write_error)
+        let written = serde_json::to_vec(&self)
+            .map_err(std::io::Error::from)
+            .and_then(|bytes| std::fs::write(&temporary, bytes))
+            .and_then(|()| std::fs::rename(&temporary, path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temporary);
+        }
+        written.map_err(write_error)
     }
 
-    /// The record of org `slug`, to keep in the next cache, when its output can be kept as
-    /// it is: same `key`, same published entries at `now`, and every file still in `tree`.
-    pub fn reusable(
-        &self,
-        slug: &str,
-        key: &OrgKey,
-        now: DateTime<Utc>,
-        tree: &OutputTree,
-    ) -> Option<OrgRecord> {
+    /// The files org `slug`'s output folder in `output` holds, with their sizes, when its
+    /// stamp shows it unchanged since the last build: it need not be listed.
+    pub fn unchanged_output(&self, slug: &str, output: &Path) -> Option<&[(PathBuf, u64)]> {
         let record = self.orgs.get(slug)?;
-        let kept = record.key == key.digest
-            && record.publishes_same_at(now)
-            && record
-                .files
-                .iter()
-                .all(|(path, size)| tree.holds(path, *size));
-        kept.then(|| OrgRecord {
+        let stamp = record.output_stamp.as_ref()?;
+        (output_stamp(output, &record.files, None).as_ref() == Some(stamp))
+            .then_some(record.files.as_slice())
+    }
+
+    /// The record of org `slug` when its content is the same as in the last build: same
+    /// `key`, and the same published entries at `now`.
+    pub fn reusable(&self, slug: &str, key: &OrgKey, now: DateTime<Utc>) -> Option<&OrgRecord> {
+        self.orgs
+            .get(slug)
+            .filter(|record| record.key == key.digest && record.publishes_same_at(now))
+    }
+}
+
+impl OrgRecord {
+    /// This record, to keep in the next cache for an output folder kept as it is, with `key`.
+    pub fn kept(&self, key: &OrgKey) -> OrgRecord {
+        OrgRecord {
             // The files may have settled since: their stamp can be kept now.
             stamp: key.stamp.clone(),
-            ..record.clone()
-        })
+            ..self.clone()
+        }
     }
 }
 
@@ -148,6 +199,11 @@ pub struct OrgKey {
     /// The stamp of the org's files, when they are old enough to trust it.
     stamp: Option<String>,
 }
+
+/// How long a build waits at most, at its end, for the file system clock to move past the
+/// last change it made to the output, so that every org's output folder can be stamped:
+/// more than a tick of Linux's clock (at most 10 ms), less than a tick of FAT's (2 s).
+const STAMP_WAIT: Duration = Duration::from_millis(20);
 
 /// How long before a build its files must have last changed for their stamp to be kept:
 /// more than the coarsest file system clock tick (FAT's 2 s).
@@ -207,24 +263,77 @@ fn stamp(folder: &OrgFolder, mut context: digest::Parts, started: SystemTime) ->
         .checked_sub(SETTLED)?
         .duration_since(UNIX_EPOCH)
         .ok()?;
+    let opened = std::fs::File::open(folder.path()).ok()?;
     for source in folder.sources() {
-        let Described { numbers, changed } = described(&std::fs::metadata(source).ok()?)?;
-        let recent = changed.iter().any(|&(seconds, nanos)| {
-            (seconds, nanos) >= (settled.as_secs() as i64, i64::from(settled.subsec_nanos()))
-        });
-        if recent {
+        let relative = folder.relative(source);
+        let described = described(&opened, relative, true)?;
+        if !described.changed_before(settled) {
             return None;
         }
-        context.add(folder.relative(source).as_os_str().as_encoded_bytes());
-        for number in numbers {
-            context.add(number.to_le_bytes());
-        }
-        for (seconds, nanos) in changed {
-            context.add(seconds.to_le_bytes());
-            context.add(nanos.to_le_bytes());
-        }
+        described.add_to(&mut context, relative);
     }
     Some(digest::hex(&context.finish()))
+}
+
+/// The stamp of an org's output folder in `output` holding `files`: of the files, and of
+/// every folder from the org's folder down to them (links are described, not followed).
+/// `None` when one cannot be looked at, or, given `settled`, changed at or after it.
+fn output_stamp(
+    output: &Path,
+    files: &[(PathBuf, u64)],
+    settled: Option<SystemTime>,
+) -> Option<String> {
+    let settled = settled
+        .map(|time| time.duration_since(UNIX_EPOCH))
+        .transpose()
+        .ok()?;
+    let files: Vec<&str> = files
+        .iter()
+        .map(|(path, _)| path.to_str())
+        .collect::<Option<_>>()?;
+    let folders: BTreeSet<&str> = files
+        .iter()
+        .flat_map(|path| path.match_indices('/').map(|(at, _)| &path[..at]))
+        .collect();
+    // The parts below the deepest folder holding every file are looked up from it, which
+    // spares the kernel a step for each folder above it.
+    let base = common_folder(&files);
+    let output_folder = std::fs::File::open(output).ok()?;
+    let base_folder = std::fs::File::open(output.join(base)).ok()?;
+    let mut context = digest::Parts::default();
+    for part in folders.into_iter().chain(files) {
+        let (folder, relative) = match part.strip_prefix(base).and_then(|r| r.strip_prefix('/')) {
+            Some(below) if !base.is_empty() => (&base_folder, below),
+            _ => (&output_folder, part),
+        };
+        let described = described(folder, Path::new(relative), false)?;
+        if settled.is_some_and(|settled| !described.changed_before(settled)) {
+            return None;
+        }
+        described.add_to(&mut context, Path::new(part));
+    }
+    Some(digest::hex(&context.finish()))
+}
+
+/// The deepest folder (`/`-separated) holding every one of `files`; empty when none does.
+fn common_folder<'a>(files: &[&'a str]) -> &'a str {
+    let parent = |path: &'a str| path.rfind('/').map_or("", |at| &path[..at]);
+    let Some((first, others)) = files.split_first() else {
+        return "";
+    };
+    let mut common = parent(first);
+    for file in others {
+        let holds = |folder: &str| {
+            folder.is_empty()
+                || file
+                    .strip_prefix(folder)
+                    .is_some_and(|r| r.starts_with('/'))
+        };
+        while !holds(common) {
+            common = parent(common);
+        }
+    }
+    common
 }
 
 /// A file as the file system describes it, in what changes whenever its bytes do.
@@ -235,22 +344,51 @@ struct Described {
     changed: [(i64, i64); 2],
 }
 
-/// How the file system describes a file. Only on Unix: elsewhere there is no change time,
-/// so no stamp, and every file is read.
+impl Described {
+    /// Whether both times are before `time` (since the Unix epoch).
+    fn changed_before(&self, time: Duration) -> bool {
+        let limit = (time.as_secs() as i64, i64::from(time.subsec_nanos()));
+        self.changed.iter().all(|&changed| changed < limit)
+    }
+
+    /// Adds the file at `relative` as described to `stamp`.
+    fn add_to(&self, stamp: &mut digest::Parts, relative: &Path) {
+        stamp.add(relative.as_os_str().as_encoded_bytes());
+        for number in self.numbers {
+            stamp.add(number.to_le_bytes());
+        }
+        for (seconds, nanos) in self.changed {
+            stamp.add(seconds.to_le_bytes());
+            stamp.add(nanos.to_le_bytes());
+        }
+    }
+}
+
+/// How the file system describes the file at `relative` in the open `folder`, following a
+/// final link or not. Looking it up from the folder rather than by its whole path spares
+/// the kernel a walk down every folder above it, for each file. Only on Unix: elsewhere
+/// there is no change time, so no stamp, and every file is read and every folder listed.
 #[cfg(unix)]
-fn described(metadata: &std::fs::Metadata) -> Option<Described> {
-    use std::os::unix::fs::MetadataExt;
+// The types of these fields differ between platforms.
+#[allow(clippy::unnecessary_cast)]
+fn described(folder: &std::fs::File, relative: &Path, follow_links: bool) -> Option<Described> {
+    use rustix::fs::AtFlags;
+    let flags = match follow_links {
+        true => AtFlags::empty(),
+        false => AtFlags::SYMLINK_NOFOLLOW,
+    };
+    let stat = rustix::fs::statat(folder, relative, flags).ok()?;
     Some(Described {
-        numbers: [metadata.len(), metadata.ino(), metadata.dev()],
+        numbers: [stat.st_size as u64, stat.st_ino as u64, stat.st_dev as u64],
         changed: [
-            (metadata.mtime(), metadata.mtime_nsec()),
-            (metadata.ctime(), metadata.ctime_nsec()),
+            (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
+            (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
         ],
     })
 }
 
 #[cfg(not(unix))]
-fn described(_: &std::fs::Metadata) -> Option<Described> {
+fn described(_: &std::fs::File, _: &Path, _: bool) -> Option<Described> {
     None
 }
 
@@ -309,6 +447,7 @@ mod tests {
             next_publication: None,
             entries: 0,
             files: Vec::new(),
+            output_stamp: None,
         };
         Manifest::new([("acme".to_string(), record)])
     }
@@ -367,6 +506,110 @@ mod tests {
         let direct = acme.key(&Manifest::default(), later());
         assert_eq!(through_link.digest, direct.digest);
         assert_eq!(through_link.stamp, direct.stamp);
+    }
+
+    /// An org's output folder in a temporary folder, and its files with their sizes.
+    fn acme_output() -> (tempfile::TempDir, PathBuf, Vec<(PathBuf, u64)>) {
+        let dir = tempfile::tempdir().unwrap();
+        let output = dir.path().join("public");
+        let mut files = Vec::new();
+        for (relative, text) in [
+            ("acme/changelog/first/index.html", "first"),
+            ("acme/changelog/index.html", "listing"),
+            ("acme/changelog/feed.xml", "<rss/>"),
+        ] {
+            let path = output.join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            files.push((PathBuf::from(relative), text.len() as u64));
+        }
+        (dir, output, files)
+    }
+
+    /// The stamp of `files` in `output` as [`Manifest::write`] takes it, once the file system
+    /// clock has moved past their last change (which may take one tick of it).
+    fn settled_output_stamp(output: &Path, files: &[(PathBuf, u64)]) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let probe = tempfile::tempfile_in(output.parent().unwrap()).unwrap();
+            let settled = probe.metadata().unwrap().modified().unwrap();
+            if let Some(stamp) = output_stamp(output, files, Some(settled)) {
+                return stamp;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the clock stands still"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn with_output_stamp(files: &[(PathBuf, u64)], stamp: String) -> Manifest {
+        let record = OrgRecord {
+            key: String::new(),
+            stamp: None,
+            published_since: None,
+            next_publication: None,
+            entries: 0,
+            files: files.to_vec(),
+            output_stamp: Some(stamp),
+        };
+        Manifest::new([("acme".to_string(), record)])
+    }
+
+    #[test]
+    fn an_output_folder_whose_stamp_is_unchanged_is_known_without_listing() {
+        let (_dir, output, files) = acme_output();
+        let last = with_output_stamp(&files, settled_output_stamp(&output, &files));
+        assert_eq!(last.unchanged_output("acme", &output), Some(&files[..]));
+        assert_eq!(last.unchanged_output("other", &output), None);
+    }
+
+    #[test]
+    fn any_change_to_an_output_folder_changes_its_stamp() {
+        let (_dir, output, files) = acme_output();
+        let entry = output.join("acme/changelog/first/index.html");
+        let changes: [(&str, &dyn Fn()); 5] = [
+            ("a file added next to one", &|| {
+                std::fs::write(output.join("acme/changelog/first/stray.html"), "x").unwrap()
+            }),
+            ("an empty folder added", &|| {
+                std::fs::create_dir(output.join("acme/changelog/empty")).unwrap()
+            }),
+            ("a file rewritten in place, same size", &|| {
+                std::fs::write(&entry, "FIRST").unwrap()
+            }),
+            ("a file replaced by a copy", &|| {
+                let copy = output.join("copy");
+                std::fs::copy(&entry, &copy).unwrap();
+                std::fs::rename(&copy, &entry).unwrap();
+            }),
+            ("a file removed", &|| {
+                std::fs::remove_file(output.join("acme/changelog/feed.xml")).unwrap()
+            }),
+        ];
+        for (change, make) in changes {
+            // Taken just before the change, in the same tick of the clock if it may.
+            let last = with_output_stamp(&files, settled_output_stamp(&output, &files));
+            make();
+            assert_eq!(last.unchanged_output("acme", &output), None, "{change}");
+        }
+    }
+
+    #[test]
+    fn an_output_folder_changed_at_or_after_the_stamp_has_none() {
+        let (_dir, output, files) = acme_output();
+        assert_eq!(output_stamp(&output, &files, Some(UNIX_EPOCH)), None);
+        assert!(output_stamp(&output, &files, Some(later())).is_some());
+    }
+
+    #[test]
+    fn the_common_folder_is_the_deepest_holding_every_file() {
+        assert_eq!(common_folder(&["a/b/c/x", "a/b/d/y", "a/b/z"]), "a/b");
+        assert_eq!(common_folder(&["a/b/x", "a/bc/y"]), "a");
+        assert_eq!(common_folder(&["a/x", "b/y"]), "");
+        assert_eq!(common_folder(&["x"]), "");
+        assert_eq!(common_folder(&[]), "");
     }
 
     #[test]

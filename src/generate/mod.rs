@@ -15,8 +15,8 @@ use rayon::prelude::*;
 
 use crate::content;
 use crate::error::{Error, Problem, Result};
-use crate::render::{self, OutputTree, Summary, Themes};
-use cache::{Manifest, OrgKey, OrgRecord};
+use crate::render::{self, Known, OutputTree, Summary, Themes};
+use cache::{Manifest, OrgRecord};
 
 /// What to build, from where, into where.
 #[derive(Debug, Clone)]
@@ -48,51 +48,67 @@ pub fn run(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
     let now = settings.now;
     let (site, config_problems) = crate::read_config(&settings.config, settings.config_required)?;
     let readers = Readers::start();
-    let scan = readers.run(|| content::scan(&settings.content, &site))?;
+    let cache_path = Manifest::path_for(&settings.output);
+    // The cache is read while the content folder is walked.
+    let (scan, previous) = readers.run(|| {
+        rayon::join(
+            || content::scan(&settings.content, &site),
+            || match settings.incremental {
+                true => Manifest::read(&cache_path),
+                false => Manifest::default(),
+            },
+        )
+    });
+    let scan = scan?;
     let themes = Themes::load(
         scan.orgs().iter().map(|org| org.settings.theme.as_str()),
         &site.themes_dir,
     );
 
-    let cache_path = Manifest::path_for(&settings.output);
-    let previous = match settings.incremental {
-        true => Manifest::read(&cache_path),
-        false => Manifest::default(),
-    };
-    let tree = readers.run(|| OutputTree::open(&settings.output))?;
     let mut keys = HashMap::new();
+    let mut known = HashMap::new();
     let mut reused = HashMap::new();
     // A build with problems fails: no need to know what it could reuse.
     let clean = config_problems.is_empty() && scan.problems().is_empty();
     if let (Ok(themes), true) = (&themes, clean) {
         let started = SystemTime::now();
-        let found: Vec<(&str, Option<OrgKey>)> = readers.run(|| {
+        let found: Vec<_> = readers.run(|| {
             scan.orgs()
                 .par_iter()
                 .map(|org| {
                     let theme = themes.get(&org.settings.theme);
                     let key = cache::org_key(org, &site, theme, &previous, started);
-                    (org.slug.as_str(), key)
+                    let files = previous.unchanged_output(&org.slug, &settings.output);
+                    (org.slug.as_str(), key, files)
                 })
                 .collect()
         });
-        for (slug, key) in found {
+        for (slug, key, files) in found {
             let Some(key) = key else { continue };
-            if let Some(record) = previous.reusable(slug, &key, now, &tree) {
-                reused.insert(slug, record);
+            // An org's output folder as the last build left it need not be listed; the org
+            // is kept as it is when its content is the same too. Any other org is built,
+            // and only the files whose bytes changed are written.
+            if let Some(files) = files {
+                match previous.reusable(slug, &key, now) {
+                    Some(record) => {
+                        reused.insert(slug, record.kept(&key));
+                        known.insert(slug, Known::Kept);
+                    }
+                    None => {
+                        known.insert(slug, Known::Files(files));
+                    }
+                }
             }
             keys.insert(slug, key);
         }
     }
+    let tree = readers.run(|| OutputTree::open(&settings.output, &known))?;
     // Its threads' memory goes back to the allocator before the orgs are rendered.
     drop(readers);
     let total = scan.orgs().len();
     let done = AtomicUsize::new(0);
     let step = || progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-    for record in reused.values() {
-        for (path, _) in &record.files {
-            tree.keep(path);
-        }
+    for _ in 0..reused.len() {
         step();
     }
     let mut problems = config_problems;
@@ -164,7 +180,7 @@ pub fn run(settings: &Settings, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
             .map(|(slug, record)| (slug.to_string(), record))
             .chain(built);
         // A cache that cannot be written only makes the next build a full one.
-        let _ = Manifest::new(records).write(&cache_path);
+        let _ = Manifest::new(records).write(&cache_path, &settings.output);
     }
     Ok(summary)
 }

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
-pub use output::{Changes, OutputTree};
+pub use output::{Changes, Known, OutputTree};
 pub use page::Theme;
 
 use crate::config::SiteConfig;
@@ -223,7 +223,7 @@ pub fn build(
         index.orgs().iter().map(|org| org.settings.theme.as_str()),
         &site.themes_dir,
     )?;
-    let tree = OutputTree::open(output)?;
+    let tree = OutputTree::open(output, &HashMap::new())?;
     let files = AtomicUsize::new(1);
     render_each(index, &themes, now, |_, org_files| {
         files.fetch_add(org_files.len(), Ordering::Relaxed);

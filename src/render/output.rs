@@ -21,8 +21,9 @@ pub struct OutputTree {
     staging: PathBuf,
     /// Where replaced and stale files are put aside while committing.
     aside: PathBuf,
-    /// The files of the output folder before the build and their sizes, by relative path;
-    /// `None` when there was no output folder, or an empty one.
+    /// The files of the output folder before the build and their sizes, by relative path,
+    /// but for the folders [`Known::Kept`]; `None` when there was no output folder, or an
+    /// empty one.
     existing: Option<HashMap<PathBuf, u64>>,
     /// Every file of the new tree, and the ones among them to move in from `staging`.
     written: Mutex<Written>,
@@ -33,6 +34,15 @@ pub struct OutputTree {
 struct Written {
     all: HashSet<PathBuf>,
     staged: Vec<PathBuf>,
+}
+
+/// What the caller of [`OutputTree::open`] knows a top-level folder of the output holds.
+#[derive(Debug, Clone, Copy)]
+pub enum Known<'a> {
+    /// Exactly these files, with their sizes (relative to the output folder).
+    Files(&'a [(PathBuf, u64)]),
+    /// Files this build keeps as they are: the folder is neither listed nor changed.
+    Kept,
 }
 
 /// What a commit changed in the output folder.
@@ -46,8 +56,9 @@ pub struct Changes {
 
 impl OutputTree {
     /// Starts writing to `output` (created on commit if missing). Refuses an `output`
-    /// that is a file.
-    pub fn open(output: &Path) -> Result<OutputTree> {
+    /// that is a file. The top-level folders in `known` are not listed: the caller knows
+    /// what they hold (see [`Known`]).
+    pub fn open(output: &Path, known: &HashMap<&str, Known<'_>>) -> Result<OutputTree> {
         if output.exists() && !output.is_dir() {
             return Err(Error::Usage(format!(
                 "output {} is a file, not a folder",
@@ -67,10 +78,9 @@ impl OutputTree {
         let id = std::process::id();
         let staging = parent.join(format!(".{name}.shiplog-new-{id}"));
         let aside = parent.join(format!(".{name}.shiplog-old-{id}"));
-        let existing = if output.is_dir() {
-            Some(list_files(output)?).filter(|files| !files.is_empty())
-        } else {
-            None
+        let existing = match output.is_dir() {
+            true => list_files(output, known)?,
+            false => None,
         };
         for folder in [&staging, &aside] {
             if folder.exists() {
@@ -88,9 +98,8 @@ impl OutputTree {
         })
     }
 
-    /// Whether the output folder holds `relative` with `size` bytes (a cheap check that an
-    /// earlier build's file is still in place).
-    pub fn holds(&self, relative: &Path, size: u64) -> bool {
+    /// Whether the output folder holds `relative` with `size` bytes.
+    fn holds(&self, relative: &Path, size: u64) -> bool {
         self.existing
             .as_ref()
             .is_some_and(|files| files.get(relative) == Some(&size))
@@ -117,15 +126,6 @@ impl OutputTree {
             written.staged.push(relative.to_path_buf());
         }
         Ok(())
-    }
-
-    /// Keeps a file of the output folder as it is, in the new tree.
-    pub fn keep(&self, relative: &Path) {
-        let mut written = self
-            .written
-            .lock()
-            .expect("no writer panics holding the lock");
-        written.all.insert(relative.to_path_buf());
     }
 
     /// Makes the output folder hold exactly the files put or kept: moves the staged files
@@ -243,22 +243,35 @@ fn remove_empty_folders(root: &Path, removed: &[PathBuf]) {
 }
 
 /// Every file under `root` (symbolic links included, not followed) with its size, by path
-/// relative to `root`. The top-level folders are walked in parallel.
-fn list_files(root: &Path) -> Result<HashMap<PathBuf, u64>> {
-    let top: Vec<PathBuf> = std::fs::read_dir(root)
+/// relative to `root`: the top-level folders in `known` as known, the others walked in
+/// parallel. `None` when `root` is empty.
+fn list_files(
+    root: &Path,
+    known: &HashMap<&str, Known<'_>>,
+) -> Result<Option<HashMap<PathBuf, u64>>> {
+    let top: Vec<std::fs::DirEntry> = std::fs::read_dir(root)
         .map_err(read_error(root))?
-        .map(|item| item.map(|item| item.path()))
         .collect::<std::io::Result<_>>()
         .map_err(read_error(root))?;
+    if top.is_empty() {
+        return Ok(None);
+    }
     let lists: Vec<Vec<(PathBuf, u64)>> = top
         .par_iter()
-        .map(|start| {
+        .map(|item| {
+            let path = item.path();
+            let is_dir = item.file_type().map_err(read_error(&path))?.is_dir();
+            let name = item.file_name();
             let mut files = Vec::new();
-            list_into(root, start, &mut files)?;
+            match name.to_str().and_then(|name| known.get(name)) {
+                Some(Known::Kept) => {}
+                Some(Known::Files(known)) if is_dir => files.extend_from_slice(known),
+                _ => list_into(root, &path, &mut files)?,
+            }
             Ok(files)
         })
         .collect::<Result<_>>()?;
-    Ok(lists.into_iter().flatten().collect())
+    Ok(Some(lists.into_iter().flatten().collect()))
 }
 
 /// Adds the files under `path` (a file, or a folder walked depth first) to `files`, relative
