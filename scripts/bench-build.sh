@@ -22,9 +22,14 @@
 #   --runs R        timed runs per measurement, at least 3 (env BENCH_RUNS, default 3)
 #   --seed S        corpus seed (env BENCH_SEED, default 42)
 #
-# Before each timed run it waits (up to BENCH_IDLE_WAIT seconds, default 120) for a second
-# in which the CPUs are at least 90 % idle, so that other work on the machine does not
-# skew the figures; a run that had to start anyway is flagged in the tables. Before the
+# Each timed run starts BENCH_PAUSE seconds (default 5) after the one before ended: on a
+# virtual machine, memory a process has just freed is up to four times cheaper to fill than
+# memory the host has taken back, which it does a few seconds after it is freed. Without
+# the pause, a shiplog run right after a Hugo run (which frees 1.4 GB) would write its
+# output into memory no fresh CI machine has. Then it waits (up to BENCH_IDLE_WAIT seconds,
+# default 120) for a second in which the CPUs are at least 90 % idle, so that other work on
+# the machine does not skew the figures; a run that had to start anyway is flagged in the
+# tables. Before the
 # first, it waits until BENCH_SETTLE seconds (default 300) have passed since the last run
 # removed its outputs (see settle_after_removal).
 #
@@ -42,6 +47,7 @@ RUNS=${BENCH_RUNS:-3}
 SEED=${BENCH_SEED:-42}
 SCALE_ORGS=${BENCH_SCALE_ORGS:-1000}
 IDLE_WAIT=${BENCH_IDLE_WAIT:-120}
+PAUSE=${BENCH_PAUSE:-5}
 SETTLE_AFTER_REMOVAL=${BENCH_SETTLE:-300}
 NOW=2026-11-21T00:00:00Z
 HUGO_VERSION=0.168.0
@@ -148,8 +154,9 @@ hugo_cmd() {
 }
 
 # measure LABEL COLD(1|0) OUTPUT CMD...: one timed run, recorded in $RESULTS. With COLD=1
-# the output folder (and Hugo's cache) is removed first; the removal is flushed to disk
-# before the clock starts.
+# the output folder (and Hugo's cache) is set aside first. Writes are flushed to disk and
+# the memory the last run freed is left to go back to the host (BENCH_PAUSE) before the
+# clock starts.
 measure() {
     local label=$1 cold=$2 output=$3 log
     shift 3
@@ -159,6 +166,7 @@ measure() {
             "$BENCH/hugo-cache"
     fi
     sync
+    sleep "$PAUSE"
     wait_for_idle
     if ! /usr/bin/time -v -o "$log.time" "$@" >"$log.out" 2>"$log.err"; then
         cat "$log.err" >&2
