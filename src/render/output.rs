@@ -128,8 +128,9 @@ impl OutputTree {
         Ok(())
     }
 
-    /// Makes the output folder hold exactly the files put or kept: moves the staged files
-    /// in and removes the others. On failure the output folder is left as it was.
+    /// Makes the output folder hold exactly the files put, and the folders kept as they are
+    /// ([`Known::Kept`]): moves the staged files in and removes the others. On failure the
+    /// output folder is left as it was.
     pub fn commit(mut self) -> Result<Changes> {
         let written = std::mem::take(self.written.get_mut().expect("no writer panicked"));
         let changes = match self.existing.take() {
