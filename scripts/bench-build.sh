@@ -153,19 +153,22 @@ hugo_cmd() {
         --noBuildLock --quiet)
 }
 
-# measure LABEL COLD(1|0) OUTPUT CMD...: one timed run, recorded in $RESULTS. With COLD=1
-# the output folder (and Hugo's cache) is set aside first. Writes are flushed to disk and
-# the memory the last run freed is left to go back to the host (BENCH_PAUSE) before the
-# clock starts.
+# measure LABEL COLD(1|0) OUTPUT INPUT CMD...: one timed run, recorded in $RESULTS. With
+# COLD=1 the output folder (and Hugo's cache) is set aside first. Writes are flushed to
+# disk, the input folder is read once, so that it is in the page cache as after a clone (a
+# machine may page out what has been idle for a while: this one does after 30 s), and the
+# memory the last run freed is left to go back to the host (BENCH_PAUSE) before the clock
+# starts.
 measure() {
-    local label=$1 cold=$2 output=$3 log
-    shift 3
+    local label=$1 cold=$2 output=$3 input=$4 log
+    shift 4
     log=$BENCH/logs/$label.$(date +%s%N)
     if [[ $cold == 1 ]]; then
         set_aside "$output" "$(dirname "$output")/.$(basename "$output").shiplog-cache.json" \
             "$BENCH/hugo-cache"
     fi
     sync
+    find "$input" -type f -exec cat {} + >/dev/null
     sleep "$PAUSE"
     wait_for_idle
     if ! /usr/bin/time -v -o "$log.time" "$@" >"$log.out" 2>"$log.err"; then
@@ -247,8 +250,8 @@ compare() {
 
     say "timing $RUNS cold builds each, alternately"
     for ((run = 1; run <= RUNS; run++)); do
-        measure shiplog-base 1 "$s_out" "${SHIPLOG_CMD[@]}"
-        measure hugo-base 1 "$h_out" "${HUGO_CMD[@]}"
+        measure shiplog-base 1 "$s_out" "$CORPUS/shiplog" "${SHIPLOG_CMD[@]}"
+        measure hugo-base 1 "$h_out" "$CORPUS/hugo" "${HUGO_CMD[@]}"
     done
     python3 scripts/bench/report.py compare "$RESULTS" shiplog-base hugo-base \
         "$s_files" "$h_files" \
@@ -256,21 +259,18 @@ compare() {
 }
 
 # The scale mode times its own runs of the N x M corpus, alternately with the big one, so
-# that both sizes are timed in the same conditions. (The comparison's runs would not do:
-# each follows a Hugo run, whose exit has just freed 1.4 GB, and on this kind of virtual
-# machine memory freed moments ago is several times cheaper to fill with new files than
-# memory the host has taken back.)
+# that both sizes are timed in the same conditions.
 scale() {
     local s_out=$BENCH/out/shiplog big_out=$BENCH/out/shiplog-scale
     make_corpus "$ORGS" "$ENTRIES"
     shiplog_cmd "$CORPUS/shiplog" "$s_out"
-    local small_cmd=("${SHIPLOG_CMD[@]}")
+    local small_cmd=("${SHIPLOG_CMD[@]}") small_in=$CORPUS/shiplog
     make_corpus "$SCALE_ORGS" "$ENTRIES"
     shiplog_cmd "$CORPUS/shiplog" "$big_out"
     say "timing $RUNS cold shiplog builds of each corpus, alternately"
     for ((run = 1; run <= RUNS; run++)); do
-        measure shiplog-small 1 "$s_out" "${small_cmd[@]}"
-        measure shiplog-scale 1 "$big_out" "${SHIPLOG_CMD[@]}"
+        measure shiplog-small 1 "$s_out" "$small_in" "${small_cmd[@]}"
+        measure shiplog-scale 1 "$big_out" "$CORPUS/shiplog" "${SHIPLOG_CMD[@]}"
     done
     python3 scripts/bench/report.py scale "$RESULTS" shiplog-small "$(files_in "$s_out")" \
         "$BASE_NAME" shiplog-scale "$(files_in "$big_out")" \
@@ -290,10 +290,10 @@ incremental() {
     shiplog_cmd "$site" "$out"
     local marker=$BENCH/incremental/before-edit rewritten=()
     for ((run = 1; run <= RUNS; run++)); do
-        measure shiplog-cold 1 "$out" "${SHIPLOG_CMD[@]}"
+        measure shiplog-cold 1 "$out" "$site" "${SHIPLOG_CMD[@]}"
         printf '\nEdited for incremental run %d: one more line.\n' "$run" >>"$entry"
         touch "$marker"
-        measure shiplog-after-edit 0 "$out" "${SHIPLOG_CMD[@]}"
+        measure shiplog-after-edit 0 "$out" "$site" "${SHIPLOG_CMD[@]}"
         rewritten+=("$(find "$out" -type f -newer "$marker" | wc -l)")
     done
     say "checking the output against a cold build of the edited content (diff -r)"
