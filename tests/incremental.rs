@@ -60,6 +60,20 @@ impl Site {
             .collect()
     }
 
+    /// Builds at `now` until the cache holds a stamp of every org's output folder, which
+    /// the next build needs to keep an org as it is. A build waits only so long for the
+    /// file system's clock to move past its last change: a later one stamps what is left.
+    fn generate_until_stamped(&self, now: &str) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !self.every_output_folder_stamped() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the output was never stamped"
+            );
+            self.generate(now, &[]);
+        }
+    }
+
     /// Whether the build cache holds a stamp of every org's output folder, which spares the
     /// next build listing it.
     fn every_output_folder_stamped(&self) -> bool {
@@ -121,6 +135,7 @@ fn editing_one_entry_rebuilds_its_org_and_rewrites_only_changed_files() {
     let site = Site::new();
     let first = site.generate(NOW, &[]);
     assert!(!first.contains("unchanged"), "{first}");
+    site.generate_until_stamped(NOW);
     let before = site.inodes();
 
     let edited = std::fs::read_to_string(site.path("content/north/second-wind.md")).unwrap();
@@ -146,6 +161,7 @@ fn editing_one_entry_rebuilds_its_org_and_rewrites_only_changed_files() {
     assert!(!changed.contains(&"_headers".to_string()));
 
     // Building again changes nothing at all.
+    site.generate_until_stamped(NOW);
     let third = site.generate(NOW, &[]);
     assert!(third.contains("(3 unchanged)") && third.contains("(0 written, 0 removed)"));
 }
@@ -180,7 +196,7 @@ fn settings_and_templates_are_part_of_the_cache_key() {
 #[test]
 fn the_build_time_decides_which_orgs_change() {
     let site = Site::new();
-    site.generate(NOW, &[]);
+    site.generate_until_stamped(NOW);
 
     // South's scheduled entry comes out on December 1; nothing else changes.
     let december = "2026-12-02T00:00:00Z";
@@ -192,6 +208,7 @@ fn the_build_time_decides_which_orgs_change() {
     site.assert_same_as_cold_build(december);
 
     // Back before North's second entry: North loses it, and South its December one.
+    site.generate_until_stamped(december);
     let october = "2026-10-05T00:00:00Z";
     let stderr = site.generate(october, &[]);
     assert!(stderr.contains("(1 unchanged)"), "{stderr}");
@@ -214,16 +231,7 @@ fn a_damaged_output_folder_is_repaired() {
 #[test]
 fn a_stamped_output_folder_is_not_trusted_after_a_change() {
     let site = Site::new();
-    // Builds until the cache has stamped every org's output folder: a folder that changed in
-    // the last tick of the file system's clock before a build ended is stamped by a later one.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !site.every_output_folder_stamped() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the output was never stamped"
-        );
-        site.generate(NOW, &[]);
-    }
+    site.generate_until_stamped(NOW);
     let entry = site.path("public/west/changelog/only-entry/index.html");
     let page = std::fs::read(&entry).unwrap();
     // Same size, other bytes, written in place.
@@ -241,7 +249,7 @@ fn a_stamped_output_folder_is_not_trusted_after_a_change() {
 #[test]
 fn a_failed_rebuild_changes_nothing() {
     let site = Site::new();
-    site.generate(NOW, &[]);
+    site.generate_until_stamped(NOW);
     let before = site.output();
     let inodes = site.inodes();
 

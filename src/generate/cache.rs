@@ -82,6 +82,15 @@ impl OrgRecord {
         }
     }
 
+    /// This record, to keep in the next cache for an output folder kept as it is, with `key`.
+    pub fn kept(&self, key: &OrgKey) -> OrgRecord {
+        OrgRecord {
+            // The files may have settled since: their stamp can be kept now.
+            stamp: key.stamp.clone(),
+            ..self.clone()
+        }
+    }
+
     /// Whether a build at `now` would publish the same entries as this one did.
     fn publishes_same_at(&self, now: DateTime<Utc>) -> bool {
         self.published_since.is_none_or(|since| since <= now)
@@ -118,39 +127,8 @@ impl Manifest {
 
     /// Writes the cache of `output` to `path` (through a temporary file, so a reader never
     /// sees half), first stamping the output folder of each org that has no stamp yet.
-    ///
-    /// A stamp is only kept when every part of the folder last changed before a file created
-    /// beside it, in the file system's own clock: a change after the stamp is then sure to
-    /// give a part a later change time, even within one tick of that clock. A folder changed
-    /// in the clock's last tick is stamped once the clock has moved on, waiting at most
-    /// [`STAMP_WAIT`]; else the next build builds its org again.
     pub fn write(mut self, path: &Path, output: &Path) -> Result<()> {
-        let write_error = |source| Error::Write {
-            path: path.to_path_buf(),
-            source,
-        };
-        let beside = path.parent().filter(|p| !p.as_os_str().is_empty());
-        let beside = beside.unwrap_or(Path::new("."));
-        let started = std::time::Instant::now();
-        for round in 0.. {
-            let settled = tempfile::tempfile_in(beside)
-                .and_then(|probe| probe.metadata()?.modified())
-                .map_err(write_error)?;
-            let unstamped = self
-                .orgs
-                .par_iter_mut()
-                .filter(|(_, record)| record.output_stamp.is_none())
-                .map(|(_, record)| {
-                    record.output_stamp = output_stamp(output, &record.files, Some(settled));
-                    usize::from(record.output_stamp.is_none())
-                })
-                .sum::<usize>();
-            // Always a second look, however long the first took.
-            if unstamped == 0 || (round > 0 && started.elapsed() >= STAMP_WAIT) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        self.stamp_outputs(output);
         let temporary = path.with_extension(format!("tmp-{}", std::process::id()));
         let written = serde_json::to_vec(&self)
             .map_err(std::io::Error::from)
@@ -159,7 +137,48 @@ impl Manifest {
         if written.is_err() {
             let _ = std::fs::remove_file(&temporary);
         }
-        written.map_err(write_error)
+        written.map_err(|source| Error::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Stamps the output folder in `output` of each org that has no stamp yet.
+    ///
+    /// A stamp is only kept when every part of the folder last changed before a file created
+    /// in `output`, in the file system's own clock: a change after the stamp is then sure to
+    /// give a part a later change time, even within one tick of that clock. A folder changed
+    /// in the clock's last tick is stamped once the clock has moved on, waiting at most
+    /// [`STAMP_WAIT`]; else the next build builds its org again.
+    fn stamp_outputs(&mut self, output: &Path) {
+        if cfg!(not(unix)) {
+            // No change times: nothing can be stamped.
+            return;
+        }
+        let started = std::time::Instant::now();
+        let mut first_look = None;
+        for round in 0.. {
+            let mut unstamped: Vec<&mut OrgRecord> = self
+                .orgs
+                .values_mut()
+                .filter(|record| record.output_stamp.is_none())
+                .collect();
+            // A clock that cannot be read only makes the next build build these orgs again.
+            let Some(now) = unstamped.first().and_then(|_| file_system_now(output).ok()) else {
+                return;
+            };
+            unstamped.par_iter_mut().for_each(|record| {
+                record.output_stamp = output_stamp(output, &record.files, Some(now));
+            });
+            let left = unstamped.iter().any(|record| record.output_stamp.is_none());
+            // Once the clock has moved past the first look, what is left changed since.
+            let moved_on = *first_look.get_or_insert(now) < now;
+            // Always a second look, however long the first took.
+            if !left || moved_on || (round > 0 && started.elapsed() >= STAMP_WAIT) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 
     /// The files org `slug`'s output folder in `output` holds, with their sizes, when its
@@ -177,17 +196,6 @@ impl Manifest {
         self.orgs
             .get(slug)
             .filter(|record| record.key == key.digest && record.publishes_same_at(now))
-    }
-}
-
-impl OrgRecord {
-    /// This record, to keep in the next cache for an output folder kept as it is, with `key`.
-    pub fn kept(&self, key: &OrgKey) -> OrgRecord {
-        OrgRecord {
-            // The files may have settled since: their stamp can be kept now.
-            stamp: key.stamp.clone(),
-            ..self.clone()
-        }
     }
 }
 
@@ -277,7 +285,11 @@ fn stamp(folder: &OrgFolder, mut context: digest::Parts, started: SystemTime) ->
 
 /// The stamp of an org's output folder in `output` holding `files`: of the files, and of
 /// every folder from the org's folder down to them (links are described, not followed).
-/// `None` when one cannot be looked at, or, given `settled`, changed at or after it.
+///
+/// Given `settled`, this is a new stamp: `None` when a part changed at or after `settled`,
+/// or when a folder holds anything but those files and folders (which a later change
+/// inside it would not show in the stamp). Else it is to compare with the last one. `None`
+/// too when a part cannot be looked at.
 fn output_stamp(
     output: &Path,
     files: &[(PathBuf, u64)],
@@ -295,24 +307,67 @@ fn output_stamp(
         .iter()
         .flat_map(|path| path.match_indices('/').map(|(at, _)| &path[..at]))
         .collect();
+    let mut contents: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    if settled.is_some() {
+        for part in folders.iter().chain(&files) {
+            if let Some((folder, name)) = part.rsplit_once('/') {
+                contents.entry(folder).or_default().insert(name);
+            }
+        }
+    }
     // The parts below the deepest folder holding every file are looked up from it, which
     // spares the kernel a step for each folder above it.
     let base = common_folder(&files);
     let output_folder = std::fs::File::open(output).ok()?;
-    let base_folder = std::fs::File::open(output.join(base)).ok()?;
+    let base_folder = match base {
+        "" => None,
+        base => Some(std::fs::File::open(output.join(base)).ok()?),
+    };
     let mut context = digest::Parts::default();
-    for part in folders.into_iter().chain(files) {
-        let (folder, relative) = match part.strip_prefix(base).and_then(|r| r.strip_prefix('/')) {
-            Some(below) if !base.is_empty() => (&base_folder, below),
-            _ => (&output_folder, part),
+    for part in folders.iter().chain(&files) {
+        let below_base = part.strip_prefix(base).and_then(|r| r.strip_prefix('/'));
+        let (folder, relative) = match (&base_folder, below_base) {
+            (Some(base_folder), Some(below)) => (base_folder, below),
+            _ => (&output_folder, *part),
         };
         let described = described(folder, Path::new(relative), false)?;
-        if settled.is_some_and(|settled| !described.changed_before(settled)) {
-            return None;
+        if let Some(settled) = settled {
+            let holds = |names| holds_exactly(&output.join(part), names);
+            if !described.changed_before(settled)
+                || contents.get(part).is_some_and(|names| !holds(names))
+            {
+                return None;
+            }
         }
         described.add_to(&mut context, Path::new(part));
     }
     Some(digest::hex(&context.finish()))
+}
+
+/// Whether `folder` holds exactly the files and folders `names`.
+fn holds_exactly(folder: &Path, names: &BTreeSet<&str>) -> bool {
+    let Ok(items) = std::fs::read_dir(folder) else {
+        return false;
+    };
+    let mut count = 0;
+    for item in items {
+        let Ok(item) = item else { return false };
+        if !item
+            .file_name()
+            .to_str()
+            .is_some_and(|name| names.contains(name))
+        {
+            return false;
+        }
+        count += 1;
+    }
+    count == names.len()
+}
+
+/// The time of the file system holding `folder` now, as it would stamp a change: the
+/// creation time of a file created there (and removed at once).
+fn file_system_now(folder: &Path) -> std::io::Result<SystemTime> {
+    tempfile::tempfile_in(folder)?.metadata()?.modified()
 }
 
 /// The deepest folder (`/`-separated) holding every one of `files`; empty when none does.
@@ -531,8 +586,7 @@ mod tests {
     fn settled_output_stamp(output: &Path, files: &[(PathBuf, u64)]) -> String {
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         loop {
-            let probe = tempfile::tempfile_in(output.parent().unwrap()).unwrap();
-            let settled = probe.metadata().unwrap().modified().unwrap();
+            let settled = file_system_now(output).unwrap();
             if let Some(stamp) = output_stamp(output, files, Some(settled)) {
                 return stamp;
             }
@@ -558,7 +612,7 @@ mod tests {
     }
 
     #[test]
-    fn an_output_folder_whose_stamp_is_unchanged_is_known_without_listing() {
+    fn an_output_folder_whose_stamp_is_unchanged_is_known() {
         let (_dir, output, files) = acme_output();
         let last = with_output_stamp(&files, settled_output_stamp(&output, &files));
         assert_eq!(last.unchanged_output("acme", &output), Some(&files[..]));
@@ -569,31 +623,59 @@ mod tests {
     fn any_change_to_an_output_folder_changes_its_stamp() {
         let (_dir, output, files) = acme_output();
         let entry = output.join("acme/changelog/first/index.html");
-        let changes: [(&str, &dyn Fn()); 5] = [
-            ("a file added next to one", &|| {
-                std::fs::write(output.join("acme/changelog/first/stray.html"), "x").unwrap()
-            }),
-            ("an empty folder added", &|| {
-                std::fs::create_dir(output.join("acme/changelog/empty")).unwrap()
-            }),
-            ("a file rewritten in place, same size", &|| {
-                std::fs::write(&entry, "FIRST").unwrap()
-            }),
-            ("a file replaced by a copy", &|| {
-                let copy = output.join("copy");
-                std::fs::copy(&entry, &copy).unwrap();
-                std::fs::rename(&copy, &entry).unwrap();
-            }),
-            ("a file removed", &|| {
-                std::fs::remove_file(output.join("acme/changelog/feed.xml")).unwrap()
-            }),
+        let stray = output.join("acme/changelog/first/stray.html");
+        let empty = output.join("acme/changelog/empty");
+        // Each change, and how to undo it so that the folder can be stamped again.
+        type Step<'a> = &'a dyn Fn();
+        let changes: [(&str, Step, Step); 5] = [
+            (
+                "a file added next to one",
+                &|| std::fs::write(&stray, "x").unwrap(),
+                &|| std::fs::remove_file(&stray).unwrap(),
+            ),
+            (
+                "an empty folder added",
+                &|| std::fs::create_dir(&empty).unwrap(),
+                &|| std::fs::remove_dir(&empty).unwrap(),
+            ),
+            (
+                "a file rewritten in place, same size",
+                &|| std::fs::write(&entry, "FIRST").unwrap(),
+                &|| {},
+            ),
+            (
+                "a file replaced by a copy",
+                &|| {
+                    let copy = output.join("copy");
+                    std::fs::copy(&entry, &copy).unwrap();
+                    std::fs::rename(&copy, &entry).unwrap();
+                },
+                &|| {},
+            ),
+            (
+                "a file removed",
+                &|| std::fs::remove_file(output.join("acme/changelog/feed.xml")).unwrap(),
+                &|| {},
+            ),
         ];
-        for (change, make) in changes {
+        for (change, make, undo) in changes {
             // Taken just before the change, in the same tick of the clock if it may.
             let last = with_output_stamp(&files, settled_output_stamp(&output, &files));
             make();
             assert_eq!(last.unchanged_output("acme", &output), None, "{change}");
+            undo();
         }
+    }
+
+    #[test]
+    fn an_output_folder_holding_anything_else_has_no_new_stamp() {
+        let (_dir, output, files) = acme_output();
+        // Left alone by the build, it would hide what is put in it later.
+        let extra = output.join("acme/changelog/first/extra");
+        std::fs::create_dir(&extra).unwrap();
+        assert_eq!(output_stamp(&output, &files, Some(later())), None);
+        std::fs::remove_dir(&extra).unwrap();
+        assert!(output_stamp(&output, &files, Some(later())).is_some());
     }
 
     #[test]

@@ -264,10 +264,14 @@ fn list_files(
             let is_dir = item.file_type().map_err(read_error(&path))?.is_dir();
             let name = item.file_name();
             let mut files = Vec::new();
-            match name.to_str().and_then(|name| known.get(name)) {
+            match name
+                .to_str()
+                .and_then(|name| known.get(name))
+                .filter(|_| is_dir)
+            {
                 Some(Known::Kept) => {}
-                Some(Known::Files(known)) if is_dir => files.extend_from_slice(known),
-                _ => list_into(root, &path, &mut files)?,
+                Some(Known::Files(known)) => files.extend_from_slice(known),
+                None => list_into(root, &path, &mut files)?,
             }
             Ok(files)
         })
