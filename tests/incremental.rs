@@ -223,9 +223,13 @@ fn a_damaged_output_folder_is_repaired() {
     std::fs::remove_file(site.path("public/west/changelog/only-entry/index.html")).unwrap();
     site.write("public/north/changelog/stray.html", "not built by shiplog");
     site.write("public/elsewhere/file.txt", "nor this");
+    std::fs::create_dir(site.path("public/south/changelog/empty")).unwrap();
     site.generate(NOW, &[]);
     site.assert_same_as_cold_build(NOW);
     assert!(!site.path("public/elsewhere").exists());
+    assert!(!site.path("public/south/changelog/empty").exists());
+    // With that folder gone, every org's output folder can be stamped again.
+    site.generate_until_stamped(NOW);
 }
 
 #[test]

@@ -21,9 +21,9 @@ pub struct OutputTree {
     staging: PathBuf,
     /// Where replaced and stale files are put aside while committing.
     aside: PathBuf,
-    /// The files of the output folder before the build and their sizes, by relative path,
-    /// but for the folders [`Known::Kept`]; `None` when there was no output folder, or an
-    /// empty one.
+    /// The files (and empty folders) of the output folder before the build and their sizes,
+    /// by relative path, but for the folders [`Known::Kept`]; `None` when there was no
+    /// output folder, or an empty one.
     existing: Option<HashMap<PathBuf, u64>>,
     /// Every file of the new tree, and the ones among them to move in from `staging`.
     written: Mutex<Written>,
@@ -243,9 +243,9 @@ fn remove_empty_folders(root: &Path, removed: &[PathBuf]) {
     }
 }
 
-/// Every file under `root` (symbolic links included, not followed) with its size, by path
-/// relative to `root`: the top-level folders in `known` as known, the others walked in
-/// parallel. `None` when `root` is empty.
+/// Every file under `root` (symbolic links included, not followed) with its size, and every
+/// empty folder (size 0), by path relative to `root`: the top-level folders in `known` as
+/// known, the others walked in parallel. `None` when `root` is empty.
 fn list_files(
     root: &Path,
     known: &HashMap<&str, Known<'_>>,
@@ -279,9 +279,9 @@ fn list_files(
     Ok(Some(lists.into_iter().flatten().collect()))
 }
 
-/// Adds the files under `path` (a file, or a folder walked depth first) to `files`, relative
-/// to `root`. Sizes come from each folder's entries (looked up relative to the open folder,
-/// not by their whole path), and links are not followed.
+/// Adds the files and empty folders under `path` (a file, or a folder walked depth first)
+/// to `files`, relative to `root`. Sizes come from each folder's entries (looked up relative
+/// to the open folder, not by their whole path), and links are not followed.
 fn list_into(root: &Path, path: &Path, files: &mut Vec<(PathBuf, u64)>) -> Result<()> {
     let metadata = std::fs::symlink_metadata(path).map_err(read_error(path))?;
     if !metadata.is_dir() {
@@ -291,8 +291,10 @@ fn list_into(root: &Path, path: &Path, files: &mut Vec<(PathBuf, u64)>) -> Resul
     }
     let mut folders = vec![path.to_path_buf()];
     while let Some(folder) = folders.pop() {
+        let mut empty = true;
         for item in std::fs::read_dir(&folder).map_err(read_error(&folder))? {
             let item = item.map_err(read_error(&folder))?;
+            empty = false;
             let path = item.path();
             if item.file_type().map_err(read_error(&path))?.is_dir() {
                 folders.push(path);
@@ -301,6 +303,11 @@ fn list_into(root: &Path, path: &Path, files: &mut Vec<(PathBuf, u64)>) -> Resul
             let size = item.metadata().map_or(0, |m| m.len());
             let relative = path.strip_prefix(root).expect("under the root");
             files.push((relative.to_path_buf(), size));
+        }
+        // A build writes no empty folder: one is removed like a file it no longer writes.
+        if empty {
+            let relative = folder.strip_prefix(root).expect("under the root");
+            files.push((relative.to_path_buf(), 0));
         }
     }
     Ok(())
