@@ -59,7 +59,7 @@ pub struct OrgRecord {
     /// Its files, relative to the output folder, with their sizes.
     pub files: Vec<(PathBuf, u64)>,
     /// The stamp of its output folder as this build left it ([`output_stamp`]), when every
-    /// part of it had changed before the stamp was taken (see [`Manifest::write`]).
+    /// part of it had changed before the stamp was taken (see [`Manifest::stamp_outputs`]).
     output_stamp: Option<String>,
 }
 
@@ -422,7 +422,7 @@ impl Described {
 /// How the file system describes the file at `relative` in the open `folder`, following a
 /// final link or not. Looking it up from the folder rather than by its whole path spares
 /// the kernel a walk down every folder above it, for each file. Only on Unix: elsewhere
-/// there is no change time, so no stamp, and every file is read and every folder listed.
+/// there is no change time, so no stamp: every file is read and every org built.
 #[cfg(unix)]
 // The types of these fields differ between platforms.
 #[allow(clippy::unnecessary_cast)]
