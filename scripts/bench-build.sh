@@ -8,7 +8,9 @@
 #   (no mode)       the comparison: N orgs x M entries, shiplog and Hugo 0.168.0 alternately,
 #                   R cold runs each (output folder set aside before every run)
 #   --scale         shiplog alone on BENCH_SCALE_ORGS (1000) orgs x M entries and on the
-#                   N x M corpus, alternately, R cold runs each
+#                   N x M corpus, alternately, R cold runs each; with each run two controls:
+#                   `shiplog check` of the corpus (nothing written) and `cp -r` of the tree
+#                   just built (nothing rendered)
 #   --incremental   cold build, append a line to one entry, build again into the same
 #                   output; check that output against a cold build of the edited content
 #   --compare       the comparison, when combined with the modes above
@@ -184,7 +186,7 @@ measure() {
 # would slow it down: ext4 without a journal does not reuse a freed inode for 60 s (300 s
 # while its inode table block is not yet written back), and a build that creates files then
 # spends its system time skipping them, which a build on a fresh CI machine never meets.
-# The scale mode needs about 13 GB of disk for this.
+# The scale mode needs about 10 GB of disk a run for this (a build and a copy of each size).
 set_aside() {
     local path
     mkdir -p "$BENCH/aside"
@@ -260,22 +262,38 @@ compare() {
 }
 
 # The scale mode times its own runs of the N x M corpus, alternately with the big one, so
-# that both sizes are timed in the same conditions.
+# that both sizes are timed in the same conditions. Each round also times two controls that
+# split a build in two: `shiplog check` (the same reading, parsing and rendering, nothing
+# written) and `cp -r` of the tree the build just wrote (the same files and folders created,
+# nothing rendered), so the table shows which half keeps the build from scaling linearly.
 scale() {
     local s_out=$BENCH/out/shiplog big_out=$BENCH/out/shiplog-scale
+    local s_copy=$BENCH/out/copy big_copy=$BENCH/out/copy-scale
     make_corpus "$ORGS" "$ENTRIES"
     shiplog_cmd "$CORPUS/shiplog" "$s_out"
     local small_cmd=("${SHIPLOG_CMD[@]}") small_in=$CORPUS/shiplog
     make_corpus "$SCALE_ORGS" "$ENTRIES"
     shiplog_cmd "$CORPUS/shiplog" "$big_out"
-    say "timing $RUNS cold shiplog builds of each corpus, alternately"
+    local big_in=$CORPUS/shiplog
+    local small_check=("$SHIPLOG" check --content "$small_in/content" --config "$small_in/shiplog.yaml")
+    local big_check=("$SHIPLOG" check --content "$big_in/content" --config "$big_in/shiplog.yaml")
+    say "timing $RUNS cold shiplog builds of each corpus, alternately, each with its controls"
     for ((run = 1; run <= RUNS; run++)); do
         measure shiplog-small 1 "$s_out" "$small_in" "${small_cmd[@]}"
-        measure shiplog-scale 1 "$big_out" "$CORPUS/shiplog" "${SHIPLOG_CMD[@]}"
+        measure check-small 0 - "$small_in" "${small_check[@]}"
+        measure copy-small 1 "$s_copy" "$s_out" cp -r "$s_out" "$s_copy"
+        measure shiplog-scale 1 "$big_out" "$big_in" "${SHIPLOG_CMD[@]}"
+        measure check-scale 0 - "$big_in" "${big_check[@]}"
+        measure copy-scale 1 "$big_copy" "$big_out" cp -r "$big_out" "$big_copy"
     done
+    local big_name
+    big_name="$(fmt "$SCALE_ORGS") orgs × $(fmt "$ENTRIES") entries"
     python3 scripts/bench/report.py scale "$RESULTS" shiplog-small "$(files_in "$s_out")" \
-        "$BASE_NAME" shiplog-scale "$(files_in "$big_out")" \
-        "$(fmt "$SCALE_ORGS") orgs × $(fmt "$ENTRIES") entries" | emit
+        "$BASE_NAME" shiplog-scale "$(files_in "$big_out")" "$big_name" | emit
+    python3 scripts/bench/report.py split "$RESULTS" "$BASE_NAME" "$big_name" \
+        "shiplog generate" shiplog-small shiplog-scale \
+        "shiplog check: the same work, nothing written" check-small check-scale \
+        "cp -r of the built tree: the same writing, nothing rendered" copy-small copy-scale | emit
 }
 
 incremental() {

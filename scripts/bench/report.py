@@ -9,6 +9,9 @@
   report.py scale RESULTS_TSV BASE_LABEL BASE_FILES BASE_NAME BIG_LABEL BIG_FILES BIG_NAME
   report.py incremental RESULTS_TSV COLD_LABEL EDIT_LABEL IDENTICAL(yes|no)
       Print a Markdown table of the medians of the runs recorded under each label.
+  report.py split RESULTS_TSV SMALL_NAME BIG_NAME (ROW_NAME SMALL_LABEL BIG_LABEL)...
+      Print, for each row, the medians of the small and the big runs and their ratios: wall
+      time, user CPU time and system CPU time.
 """
 
 from __future__ import annotations
@@ -139,6 +142,35 @@ def incremental(args: list[str]) -> None:
     busy_note(cold, edit)
 
 
+def split(args: list[str]) -> None:
+    path, small_name, big_name, *rows = args
+    if not rows or len(rows) % 3:
+        sys.exit("split needs rows of ROW_NAME SMALL_LABEL BIG_LABEL")
+    runs = load(path)
+    print(f"What each part costs on {big_name} against {small_name} (medians; linear is "
+          f"{ratio_of_names(small_name, big_name)}):\n")
+    print(f"| run | wall time, {small_name} | wall time, {big_name} | wall time ratio | user CPU ratio | system CPU ratio |")
+    print("|---|---:|---:|---:|---:|---:|")
+    labels = []
+    for name, small, big in zip(rows[::3], rows[1::3], rows[2::3]):
+        s_wall, _, _, _ = medians(runs, small)
+        b_wall, _, _, _ = medians(runs, big)
+        s_user, s_sys = (statistics.median(r[i] for r in runs[small]) for i in (2, 3))
+        b_user, b_sys = (statistics.median(r[i] for r in runs[big]) for i in (2, 3))
+        print(f"| {name} | {secs(s_wall)} | {secs(b_wall)} | **{b_wall / s_wall:.2f}×** | "
+              f"{b_user / s_user:.2f}× | {b_sys / s_sys:.2f}× |")
+        labels += [small, big]
+    busy_note(*labels)
+
+
+def ratio_of_names(small_name: str, big_name: str) -> str:
+    """The size ratio of two corpora named `N orgs × M entries`, as `10×`."""
+    def size(name: str) -> int:
+        orgs, entries = (int(part.split()[0].replace(",", "")) for part in name.split(" × "))
+        return orgs * entries
+    return f"{size(big_name) / size(small_name):g}×"
+
+
 def main() -> None:
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -156,6 +188,8 @@ def main() -> None:
         scale(args)
     elif command == "incremental":
         incremental(args)
+    elif command == "split":
+        split(args)
     else:
         sys.exit(__doc__)
 
