@@ -158,9 +158,15 @@ def split(args: list[str]) -> None:
         s_user, s_sys = (statistics.median(r[i] for r in runs[small]) for i in (2, 3))
         b_user, b_sys = (statistics.median(r[i] for r in runs[big]) for i in (2, 3))
         print(f"| {name} | {secs(s_wall)} | {secs(b_wall)} | **{b_wall / s_wall:.2f}×** | "
-              f"{b_user / s_user:.2f}× | {b_sys / s_sys:.2f}× |")
+              f"{cpu_ratio(s_user, b_user)} | {cpu_ratio(s_sys, b_sys)} |")
         labels += [small, big]
     busy_note(*labels)
+
+
+def cpu_ratio(small: float, big: float) -> str:
+    """`big / small` as `10.12×`, or `—` where the small run's time is too short to divide by
+    (under 0.1 s: /usr/bin/time counts in hundredths)."""
+    return f"{big / small:.2f}×" if small >= 0.1 else "—"
 
 
 def ratio_of_names(small_name: str, big_name: str) -> str:
