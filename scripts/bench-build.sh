@@ -186,7 +186,8 @@ measure() {
 # would slow it down: ext4 without a journal does not reuse a freed inode for 60 s (300 s
 # while its inode table block is not yet written back), and a build that creates files then
 # spends its system time skipping them, which a build on a fresh CI machine never meets.
-# The scale mode needs about 10 GB of disk a run for this (a build and a copy of each size).
+# The scale mode needs about 10 GB of disk for each of its rounds (a build and a copy of each
+# size), all kept until the script ends: some 50 GB with --runs 5.
 set_aside() {
     local path
     mkdir -p "$BENCH/aside"
@@ -290,7 +291,8 @@ scale() {
     big_name="$(fmt "$SCALE_ORGS") orgs × $(fmt "$ENTRIES") entries"
     python3 scripts/bench/report.py scale "$RESULTS" shiplog-small "$(files_in "$s_out")" \
         "$BASE_NAME" shiplog-scale "$(files_in "$big_out")" "$big_name" | emit
-    python3 scripts/bench/report.py split "$RESULTS" "$BASE_NAME" "$big_name" \
+    python3 scripts/bench/report.py split "$RESULTS" "$BASE_NAME" $((ORGS * ENTRIES)) \
+        "$big_name" $((SCALE_ORGS * ENTRIES)) \
         "shiplog generate" shiplog-small shiplog-scale \
         "shiplog check: the same work, nothing written" check-small check-scale \
         "cp -r of the built tree: the same writing, nothing rendered" copy-small copy-scale | emit

@@ -9,7 +9,7 @@
   report.py scale RESULTS_TSV BASE_LABEL BASE_FILES BASE_NAME BIG_LABEL BIG_FILES BIG_NAME
   report.py incremental RESULTS_TSV COLD_LABEL EDIT_LABEL IDENTICAL(yes|no)
       Print a Markdown table of the medians of the runs recorded under each label.
-  report.py split RESULTS_TSV SMALL_NAME BIG_NAME (ROW_NAME SMALL_LABEL BIG_LABEL)...
+  report.py split RESULTS_TSV SMALL_NAME SMALL_ENTRIES BIG_NAME BIG_ENTRIES (ROW_NAME SMALL_LABEL BIG_LABEL)...
       Print, for each row, the medians of the small and the big runs and their ratios: wall
       time, user CPU time and system CPU time.
 """
@@ -143,12 +143,13 @@ def incremental(args: list[str]) -> None:
 
 
 def split(args: list[str]) -> None:
-    path, small_name, big_name, *rows = args
-    if not rows or len(rows) % 3:
-        sys.exit("split needs rows of ROW_NAME SMALL_LABEL BIG_LABEL")
+    if len(args) < 8 or (len(args) - 5) % 3:
+        sys.exit(__doc__)
+    path, small_name, small_entries, big_name, big_entries, *rows = args
     runs = load(path)
+    linear = int(big_entries) / int(small_entries)
     print(f"What each part costs on {big_name} against {small_name} (medians; linear is "
-          f"{ratio_of_names(small_name, big_name)}):\n")
+          f"{linear:.3g}×):\n")
     print(f"| run | wall time, {small_name} | wall time, {big_name} | wall time ratio | user CPU ratio | system CPU ratio |")
     print("|---|---:|---:|---:|---:|---:|")
     labels = []
@@ -167,14 +168,6 @@ def cpu_ratio(small: float, big: float) -> str:
     """`big / small` as `10.12×`, or `—` where the small run's time is too short to divide by
     (under 0.1 s: /usr/bin/time counts in hundredths)."""
     return f"{big / small:.2f}×" if small >= 0.1 else "—"
-
-
-def ratio_of_names(small_name: str, big_name: str) -> str:
-    """The size ratio of two corpora named `N orgs × M entries`, as `10×`."""
-    def size(name: str) -> int:
-        orgs, entries = (int(part.split()[0].replace(",", "")) for part in name.split(" × "))
-        return orgs * entries
-    return f"{size(big_name) / size(small_name):g}×"
 
 
 def main() -> None:
