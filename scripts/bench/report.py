@@ -158,13 +158,13 @@ def split(args: list[str]) -> None:
         b_wall, _, _, _ = medians(runs, big)
         s_user, s_sys = (statistics.median(r[i] for r in runs[small]) for i in (2, 3))
         b_user, b_sys = (statistics.median(r[i] for r in runs[big]) for i in (2, 3))
-        print(f"| {name} | {secs(s_wall)} | {secs(b_wall)} | **{b_wall / s_wall:.2f}×** | "
-              f"{cpu_ratio(s_user, b_user)} | {cpu_ratio(s_sys, b_sys)} |")
+        print(f"| {name} | {secs(s_wall)} | {secs(b_wall)} | **{ratio(s_wall, b_wall)}** | "
+              f"{ratio(s_user, b_user)} | {ratio(s_sys, b_sys)} |")
         labels += [small, big]
     busy_note(*labels)
 
 
-def cpu_ratio(small: float, big: float) -> str:
+def ratio(small: float, big: float) -> str:
     """`big / small` as `10.12×`, or `—` where the small run's time is too short to divide by
     (under 0.1 s: /usr/bin/time counts in hundredths)."""
     return f"{big / small:.2f}×" if small >= 0.1 else "—"
