@@ -146,11 +146,13 @@ make_hugo_site() {
 
 # --- measuring ------------------------------------------------------------------------
 
-# shiplog_cmd SITE OUTPUT / hugo_cmd SITE OUTPUT: the command line of one build.
+# shiplog_cmd SITE OUTPUT / hugo_cmd SITE OUTPUT: the command line of one build; check_cmd
+# SITE: that of `shiplog check` on the same site.
 shiplog_cmd() {
     SHIPLOG_CMD=("$SHIPLOG" generate --content "$1/content" --config "$1/shiplog.yaml"
         --output "$2" --now "$NOW" --quiet)
 }
+check_cmd() { CHECK_CMD=("$SHIPLOG" check --content "$1/content" --config "$1/shiplog.yaml"); }
 hugo_cmd() {
     HUGO_CMD=("$HUGO" build --source "$1" --destination "$2" --cacheDir "$BENCH/hugo-cache"
         --noBuildLock --quiet)
@@ -263,10 +265,10 @@ compare() {
 }
 
 # The scale mode times its own runs of the N x M corpus, alternately with the big one, so
-# that both sizes are timed in the same conditions. Each round also times two controls that
-# split a build in two: `shiplog check` (the same reading, parsing and rendering, nothing
-# written) and `cp -r` of the tree the build just wrote (the same files and folders created,
-# nothing rendered), so the table shows which half keeps the build from scaling linearly.
+# that both sizes are timed in the same conditions. Each round also times two controls:
+# `shiplog check` (the same reading, parsing and rendering, nothing written) and `cp -r` of
+# the tree the build just wrote (the same files and folders created, nothing rendered), so
+# the table shows how each side of a build scales on its own (they do not add up to it).
 scale() {
     local s_out=$BENCH/out/shiplog big_out=$BENCH/out/shiplog-scale
     local s_copy=$BENCH/out/copy big_copy=$BENCH/out/copy-scale
@@ -276,15 +278,16 @@ scale() {
     make_corpus "$SCALE_ORGS" "$ENTRIES"
     shiplog_cmd "$CORPUS/shiplog" "$big_out"
     local big_in=$CORPUS/shiplog
-    local small_check=("$SHIPLOG" check --content "$small_in/content" --config "$small_in/shiplog.yaml")
-    local big_check=("$SHIPLOG" check --content "$big_in/content" --config "$big_in/shiplog.yaml")
+    check_cmd "$small_in"
+    local small_check=("${CHECK_CMD[@]}")
+    check_cmd "$big_in"
     say "timing $RUNS cold shiplog builds of each corpus, alternately, each with its controls"
     for ((run = 1; run <= RUNS; run++)); do
         measure shiplog-small 1 "$s_out" "$small_in" "${small_cmd[@]}"
         measure check-small 0 - "$small_in" "${small_check[@]}"
         measure copy-small 1 "$s_copy" "$s_out" cp -r "$s_out" "$s_copy"
         measure shiplog-scale 1 "$big_out" "$big_in" "${SHIPLOG_CMD[@]}"
-        measure check-scale 0 - "$big_in" "${big_check[@]}"
+        measure check-scale 0 - "$big_in" "${CHECK_CMD[@]}"
         measure copy-scale 1 "$big_copy" "$big_out" cp -r "$big_out" "$big_copy"
     done
     local big_name

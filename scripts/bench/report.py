@@ -78,11 +78,15 @@ def medians(runs: dict, label: str) -> tuple[float, float, float, list[float]]:
     )
 
 
+def median_cpu(runs: dict, label: str) -> tuple[float, float]:
+    """Median user and system CPU time of a label's runs."""
+    rows = runs[label]
+    return statistics.median(r[2] for r in rows), statistics.median(r[3] for r in rows)
+
+
 def cpu_split(runs: dict, label: str) -> str:
     """Median user and system CPU time: `2.1 + 5.3 s`."""
-    rows = runs[label]
-    user = statistics.median(r[2] for r in rows)
-    system = statistics.median(r[3] for r in rows)
+    user, system = median_cpu(runs, label)
     return f"{user:.2f} + {system:.2f} s"
 
 
@@ -156,8 +160,8 @@ def split(args: list[str]) -> None:
     for name, small, big in zip(rows[::3], rows[1::3], rows[2::3]):
         s_wall, _, _, _ = medians(runs, small)
         b_wall, _, _, _ = medians(runs, big)
-        s_user, s_sys = (statistics.median(r[i] for r in runs[small]) for i in (2, 3))
-        b_user, b_sys = (statistics.median(r[i] for r in runs[big]) for i in (2, 3))
+        s_user, s_sys = median_cpu(runs, small)
+        b_user, b_sys = median_cpu(runs, big)
         print(f"| {name} | {secs(s_wall)} | {secs(b_wall)} | **{ratio(s_wall, b_wall)}** | "
               f"{ratio(s_user, b_user)} | {ratio(s_sys, b_sys)} |")
         labels += [small, big]
