@@ -101,6 +101,10 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// Something went wrong that is not the user's doing (a runtime or thread that could not
+    /// be started, a task that died); exit status 1.
+    #[error("{0}")]
+    Internal(String),
     /// A theme template failed to parse or render.
     #[error("theme template `{name}` failed")]
     Template {
@@ -174,6 +178,18 @@ impl Error {
             }
         }
     }
+}
+
+/// The [`Error::Read`] of `path`, for `map_err`.
+pub fn read_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+    let path = path.to_path_buf();
+    move |source| Error::Read { path, source }
+}
+
+/// The [`Error::Write`] of `path`, for `map_err`.
+pub fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+    let path = path.to_path_buf();
+    move |source| Error::Write { path, source }
 }
 
 impl From<Problem> for Error {

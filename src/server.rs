@@ -208,7 +208,7 @@ impl Shutdown {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{signal, SignalKind};
-            let failed = |e| Error::Usage(format!("cannot handle signals: {e}"));
+            let failed = |e| Error::Internal(format!("cannot handle signals: {e}"));
             Ok(Shutdown {
                 terminate: signal(SignalKind::terminate()).map_err(failed)?,
                 interrupt: signal(SignalKind::interrupt()).map_err(failed)?,

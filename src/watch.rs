@@ -11,6 +11,8 @@ use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
+use crate::build::Sources;
+
 /// How long the files must be quiet before a batch of changes is handed over.
 const QUIET: Duration = Duration::from_millis(100);
 /// The longest a batch waits for the files to be quiet.
@@ -35,6 +37,35 @@ pub(crate) struct Target<T> {
     pub what: T,
     pub path: PathBuf,
     pub kind: Kind,
+}
+
+impl<T> Target<T> {
+    /// The folder at `path`, named `what`.
+    pub fn folder(what: T, path: &Path) -> Self {
+        Target {
+            what,
+            path: path.to_path_buf(),
+            kind: Kind::Folder,
+        }
+    }
+
+    /// The file at `path`, named `what`.
+    pub fn file(what: T, path: &Path) -> Self {
+        Target {
+            what,
+            path: path.to_path_buf(),
+            kind: Kind::File,
+        }
+    }
+
+    /// The content folder and the settings file of `sources`, named `content` and `config`:
+    /// what every server re-reads.
+    pub fn sources(sources: &Sources, content: T, config: T) -> Vec<Self> {
+        vec![
+            Target::folder(content, &sources.content),
+            Target::file(config, &sources.config),
+        ]
+    }
 }
 
 /// One batch of changes.

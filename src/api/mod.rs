@@ -28,6 +28,7 @@ use serde::Serialize;
 
 pub use auth::{new_key, ApiKey, Keys, NewKey, RateLimiter};
 
+use crate::build::Sources;
 use crate::config::SiteConfig;
 use crate::error::{Error, Result};
 pub use crate::server::DEFAULT_MAX_CONNECTIONS;
@@ -44,12 +45,8 @@ const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json
 /// How the server is run.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// The content folder.
-    pub content: PathBuf,
-    /// `shiplog.yaml`.
-    pub config: PathBuf,
-    /// Whether a missing `config` is an error (the user named it) or means the defaults.
-    pub config_required: bool,
+    /// The content folder and the site settings.
+    pub sources: Sources,
     /// The keys file.
     pub keys: PathBuf,
     /// Whether a missing `keys` is an error (the user named it) or means no keys yet.
@@ -69,9 +66,7 @@ impl Settings {
     /// The settings `shiplog-api` starts with when given no flags.
     pub fn new() -> Self {
         Settings {
-            content: PathBuf::from("content"),
-            config: PathBuf::from("shiplog.yaml"),
-            config_required: false,
+            sources: Sources::new(PathBuf::from("content"), None),
             keys: PathBuf::from("api_keys.yaml"),
             keys_required: false,
             listen: "127.0.0.1:8081".to_string(),
@@ -212,7 +207,7 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
         let settings = settings.clone();
         tokio::task::spawn_blocking(move || reload::load_content(&settings))
             .await
-            .map_err(|e| Error::Usage(format!("loading the content failed: {e}")))??
+            .map_err(|e| Error::Internal(format!("loading the content failed: {e}")))??
     };
     let keys = match Keys::load(&settings.keys, settings.keys_required)? {
         Some(keys) => keys,

@@ -12,17 +12,13 @@ use super::catalog::{self, Catalog};
 use super::{warn_about_keys, Event, Keys, Settings, Shared, Snapshot};
 use crate::config::SiteConfig;
 use crate::error::{Error, Result};
-use crate::watch::{Kind, Target, Watch};
+use crate::watch::{Target, Watch};
 
 /// Reads `shiplog.yaml` and the content, and makes the catalog the server serves from (the
 /// content index is dropped once that is made).
 pub(super) fn load_content(settings: &Settings) -> Result<(SiteConfig, Catalog)> {
-    let fingerprints = catalog::fingerprints(&settings.content);
-    let (site, index) = crate::load(
-        &settings.content,
-        &settings.config,
-        settings.config_required,
-    )?;
+    let fingerprints = catalog::fingerprints(&settings.sources.content);
+    let (site, index) = settings.sources.load()?;
     let catalog = Catalog::new(&index, &fingerprints);
     drop(index);
     release_freed_memory();
@@ -36,9 +32,11 @@ fn load_changed_orgs(
     site: &SiteConfig,
     old: &Catalog,
 ) -> Result<(Catalog, usize)> {
-    let fingerprints = catalog::fingerprints(&settings.content);
+    let fingerprints = catalog::fingerprints(&settings.sources.content);
     let changed = old.changed(&fingerprints);
-    let index = crate::content::load_orgs(&settings.content, site, |slug| changed.contains(slug))?;
+    let index = crate::content::load_orgs(&settings.sources.content, site, |slug| {
+        changed.contains(slug)
+    })?;
     let catalog = old.updated(&index, &fingerprints);
     let read = index.orgs().len();
     drop(index);
@@ -70,24 +68,10 @@ enum Watched {
 /// aborted.
 pub(super) fn spawn(settings: Settings, shared: Arc<Shared>, mut hangup: Hangup) -> JoinHandle<()> {
     let log = shared.log.clone();
+    let mut targets = Target::sources(&settings.sources, Watched::Content, Watched::Config);
+    targets.push(Target::file(Watched::Keys, &settings.keys));
     let mut watch = Watch::start(
-        vec![
-            Target {
-                what: Watched::Content,
-                path: settings.content.clone(),
-                kind: Kind::Folder,
-            },
-            Target {
-                what: Watched::Config,
-                path: settings.config.clone(),
-                kind: Kind::File,
-            },
-            Target {
-                what: Watched::Keys,
-                path: settings.keys.clone(),
-                kind: Kind::File,
-            },
-        ],
+        targets,
         Arc::new(move |message| log(Event::Warning { message })),
     );
     tokio::spawn(async move {
@@ -143,7 +127,7 @@ async fn reload_content(
         }
     })
     .await
-    .unwrap_or_else(|e| Err(Error::Usage(format!("loading the content failed: {e}"))));
+    .unwrap_or_else(|e| Err(Error::Internal(format!("loading the content failed: {e}"))));
     match loaded {
         Ok((site, catalog, orgs_read)) => {
             let orgs = catalog.org_count();

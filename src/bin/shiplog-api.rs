@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use shiplog::api::{Event, Settings};
+use shiplog::build::SourceArgs;
 use shiplog::Error;
 
 /// Serve the authenticated changelog listing (GET /api/v1/changelogs) from the content folder.
@@ -24,12 +25,8 @@ use shiplog::Error;
     after_help = "Logs are one JSON object per line on standard error. SIGHUP re-reads the content and keys; SIGTERM or Ctrl-C stop after the requests in flight.\n\nExamples:\n  shiplog-api\n  shiplog-api --content content --keys api_keys.yaml --listen 0.0.0.0:8081"
 )]
 struct Cli {
-    /// Content folder: one sub-folder per organization.
-    #[arg(long, value_name = "DIR", default_value = "content")]
-    content: PathBuf,
-    /// Site settings [default: shiplog.yaml, if present].
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    #[command(flatten)]
+    sources: SourceArgs,
     /// Keys file (SHA-256 digests of the API keys) [default: api_keys.yaml, if present].
     #[arg(long, value_name = "FILE")]
     keys: Option<PathBuf>,
@@ -48,9 +45,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let defaults = Settings::new();
     let settings = Settings {
-        content: cli.content,
-        config_required: cli.config.is_some(),
-        config: cli.config.unwrap_or(defaults.config),
+        sources: cli.sources.into(),
         keys_required: cli.keys.is_some(),
         keys: cli.keys.unwrap_or(defaults.keys),
         listen: cli.listen,

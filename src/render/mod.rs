@@ -1,40 +1,21 @@
-//! The static build: each org's pages and feeds rendered in memory, orgs in parallel, and
-//! written through an [`OutputTree`], so a failed build changes nothing.
+//! Rendering: one org of the content index in, the bytes of its pages and feeds out, in
+//! memory. Nothing here touches the disk: [`crate::build`] writes what it renders.
 
 mod headers;
 mod json_feed;
-mod output;
 mod page;
 mod rss;
 mod tags;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{DateTime, Utc};
-use rayon::prelude::*;
 
-pub use output::{Changes, Known, OutputTree};
 pub use page::Theme;
 
-use crate::config::SiteConfig;
-use crate::content::{Asset, Entry, Index, Org, OrgSettings};
-use crate::error::{Error, Result};
-
-/// What a build wrote.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Summary {
-    pub orgs: usize,
-    /// Published entries across all orgs.
-    pub entries: usize,
-    /// Files of the built tree.
-    pub files: usize,
-    /// Orgs whose files were kept from the build before, unchanged.
-    pub reused: usize,
-    /// What the output folder had to change.
-    pub changes: Changes,
-}
+use crate::content::{Entry, Org, OrgSettings};
+use crate::error::Result;
 
 /// One list of entries with its own pages and feeds: an org's whole changelog, or the
 /// entries of one tag. Both are rendered by the same code.
@@ -144,7 +125,8 @@ impl Themes {
     }
 }
 
-/// Renders every page, feed and file of one org as of `now`, in memory.
+/// Renders every page and feed of one org as of `now`, in memory (its files published as
+/// they are, see [`crate::output::read_assets`], are not rendered).
 pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<OutputFile>> {
     let published = org.published(now);
     let mut listings = vec![Listing::changelog(org, published)];
@@ -171,83 +153,10 @@ pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Ou
     for (path, bytes) in pages.entries(published)? {
         files.push((folder.join(path), bytes));
     }
-    for asset in &org.assets {
-        files.push((folder.join(&asset.relative), read_asset(asset)?));
-    }
-    for entry in published {
-        for asset in &entry.assets {
-            files.push((
-                folder.join(&entry.id).join(&asset.relative),
-                read_asset(asset)?,
-            ));
-        }
-    }
     Ok(files)
-}
-
-fn read_asset(asset: &Asset) -> Result<Vec<u8>> {
-    std::fs::read(&asset.source).map_err(|source| Error::Read {
-        path: asset.source.clone(),
-        source,
-    })
 }
 
 /// The `_headers` file at the root of the output, for the orgs given as slug and settings.
 pub fn headers_file<'a>(orgs: impl IntoIterator<Item = (&'a str, &'a OrgSettings)>) -> OutputFile {
     (PathBuf::from(headers::FILE), headers::render(orgs))
-}
-
-/// Renders every org of `index` in parallel and hands each org's files to `sink`, then
-/// drops them: the whole site is never in memory at once.
-pub fn render_each(
-    index: &Index,
-    themes: &Themes,
-    now: DateTime<Utc>,
-    sink: impl Fn(&Org, Vec<OutputFile>) -> Result<()> + Sync,
-) -> Result<()> {
-    index.orgs().par_iter().try_for_each(|org| {
-        let files = render_org(org, themes.get(&org.settings.theme), now)?;
-        sink(org, files)
-    })
-}
-
-/// Renders and writes the whole site to `output` (see [`OutputTree`] for how the folder
-/// is replaced). Themes are looked up in `site.themes_dir`.
-pub fn build(
-    index: &Index,
-    site: &SiteConfig,
-    output: &Path,
-    now: DateTime<Utc>,
-) -> Result<Summary> {
-    let themes = Themes::load(
-        index.orgs().iter().map(|org| org.settings.theme.as_str()),
-        &site.themes_dir,
-    )?;
-    let tree = OutputTree::open(output, &HashMap::new())?;
-    let files = AtomicUsize::new(1);
-    render_each(index, &themes, now, |_, org_files| {
-        files.fetch_add(org_files.len(), Ordering::Relaxed);
-        org_files
-            .iter()
-            .try_for_each(|(path, bytes)| tree.put(path, bytes))
-    })?;
-    let (path, bytes) = headers_file(
-        index
-            .orgs()
-            .iter()
-            .map(|org| (org.slug.as_str(), &org.settings)),
-    );
-    tree.put(&path, &bytes)?;
-    let changes = tree.commit()?;
-    Ok(Summary {
-        orgs: index.orgs().len(),
-        entries: index
-            .orgs()
-            .iter()
-            .map(|org| org.published(now).len())
-            .sum(),
-        files: files.into_inner(),
-        reused: 0,
-        changes,
-    })
 }

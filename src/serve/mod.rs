@@ -1,7 +1,8 @@
 //! `shiplog serve`: a local preview of the site that rebuilds itself.
 //!
-//! The site is built like `generate` builds it ([`content::load`], then [`render::build`]),
-//! into a temporary folder, with every organization's address set to
+//! The site is built by the same [`Build`] as `generate`, with its cache, into a temporary
+//! folder (so a change rebuilds only the orgs it touched), with every organization's address
+//! set to
 //! `http://<org>.localhost:<port>`; browsers resolve `*.localhost` to this machine. A
 //! request whose `Host` is `<org>.localhost` is answered from that organization's folder of
 //! the build (so `/changelog/` is page 1); any other host gets the list of organizations.
@@ -25,11 +26,11 @@ use std::time::{Duration, Instant};
 use arc_swap::ArcSwap;
 use chrono::Utc;
 
+use crate::build::{Build, Mode, Report, Sources};
 use crate::config::THEMES_FOLDER;
 use crate::error::{Error, Result};
-use crate::render;
 use crate::server::{Server, Shutdown, DEFAULT_MAX_CONNECTIONS};
-use crate::watch::{Kind, Target, Watch};
+use crate::watch::{Target, Watch};
 
 /// The path, on every host, that answers the current build's token: the reload script
 /// polls it and reloads the page when the token changes.
@@ -43,12 +44,8 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 /// How the preview is run.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// The content folder.
-    pub content: PathBuf,
-    /// `shiplog.yaml`; the themes are looked up in `themes/` beside it.
-    pub config: PathBuf,
-    /// Whether a missing `config` is an error (the user named it) or means the defaults.
-    pub config_required: bool,
+    /// The content folder and the site settings (the themes are looked up beside them).
+    pub sources: Sources,
     /// The address to listen on.
     pub bind: IpAddr,
     /// The port to listen on; 0 picks a free one.
@@ -73,6 +70,8 @@ pub enum Event {
         /// `start`, or what noticed the change (`watch`).
         trigger: &'static str,
         orgs: usize,
+        /// Orgs kept from the build before, unchanged.
+        reused: usize,
         /// Published entries across all orgs.
         entries: usize,
         files: usize,
@@ -107,6 +106,7 @@ impl fmt::Display for Event {
             Event::Built {
                 trigger,
                 orgs,
+                reused,
                 entries,
                 files,
                 duration_ms,
@@ -116,9 +116,13 @@ impl fmt::Display for Event {
                 } else {
                     "rebuilt"
                 };
+                let reused = match reused {
+                    0 => String::new(),
+                    n => format!(" ({n} unchanged)"),
+                };
                 write!(
                     f,
-                    "{verb} {orgs} organizations, {entries} published entries, {files} files in {duration_ms} ms"
+                    "{verb} {orgs} organizations{reused}, {entries} published entries, {files} files in {duration_ms} ms"
                 )
             }
             Event::BuildFailed { problems, .. } => {
@@ -153,7 +157,7 @@ pub fn run(settings: Settings, log: Logger) -> Result<()> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start the server's runtime: {e}")))?
+        .map_err(|e| Error::Internal(format!("cannot start the server's runtime: {e}")))?
         .block_on(serve(settings, log))
 }
 
@@ -176,7 +180,7 @@ async fn serve(settings: Settings, log: Logger) -> Result<()> {
         settings,
     });
     // Watched from before the first build, so that no change is missed.
-    let watch = watch(&builder.settings, &log);
+    let watch = watch(&builder.settings.sources, &log);
     let shared = Arc::new(Shared {
         state: ArcSwap::from_pointee(State {
             token: String::new(),
@@ -204,7 +208,8 @@ async fn serve(settings: Settings, log: Logger) -> Result<()> {
             .site
             .as_ref()
             .map(|site| {
-                site.orgs
+                site.report
+                    .orgs
                     .iter()
                     .map(|org| pages::changelog_url(&org.slug, addr.port()))
                     .collect()
@@ -245,31 +250,17 @@ enum Watched {
 }
 
 /// Starts watching the content folder, the config file and the themes folder beside it.
-fn watch(settings: &Settings, log: &Logger) -> Watch<Watched> {
-    let themes = settings
+fn watch(sources: &Sources, log: &Logger) -> Watch<Watched> {
+    let themes = sources
         .config
         .parent()
         .unwrap_or_else(|| Path::new(""))
         .join(THEMES_FOLDER);
     let log = log.clone();
+    let mut targets = Target::sources(sources, Watched::Content, Watched::Config);
+    targets.push(Target::folder(Watched::Themes, &themes));
     Watch::start(
-        vec![
-            Target {
-                what: Watched::Content,
-                path: settings.content.clone(),
-                kind: Kind::Folder,
-            },
-            Target {
-                what: Watched::Config,
-                path: settings.config.clone(),
-                kind: Kind::File,
-            },
-            Target {
-                what: Watched::Themes,
-                path: themes,
-                kind: Kind::Folder,
-            },
-        ],
+        targets,
         Arc::new(move |message| log(Event::Warning { message })),
     )
 }
@@ -295,45 +286,35 @@ impl Builder {
         let started = Instant::now();
         let result = tokio::task::spawn_blocking(move || self.build_now())
             .await
-            .unwrap_or_else(|e| Err(Error::Usage(format!("the build failed: {e}"))));
+            .unwrap_or_else(|e| Err(Error::Internal(format!("the build failed: {e}"))));
         Outcome {
             result,
             duration_ms: started.elapsed().as_millis(),
         }
     }
 
-    /// Loads the settings and content and renders the site into a fresh folder, as of now.
+    /// Builds the site into the scratch folder, as of now: the orgs unchanged since the
+    /// last build keep their files.
     fn build_now(&self) -> Result<Site> {
-        let (site, index) = crate::load_with(
-            &self.settings.content,
-            &self.settings.config,
-            self.settings.config_required,
-            |site| site.org_url = format!("http://{{org}}.localhost:{}", self.port),
-        )?;
-        let folder = tempfile::Builder::new()
-            .prefix("build-")
-            .tempdir_in(&self.scratch)
-            .map_err(|source| Error::Write {
-                path: self.scratch.clone(),
-                source,
-            })?;
-        let root = folder.path().join("site");
-        let now = Utc::now();
-        let summary = render::build(&index, &site, &root, now)?;
+        let build = Build {
+            sources: &self.settings.sources,
+            now: Utc::now(),
+            mode: Mode::Write {
+                output: self.root(),
+                cache: true,
+            },
+            org_url: Some(format!("http://{{org}}.localhost:{}", self.port)),
+        };
+        let report = build.run(&|_, _| {})?;
         Ok(Site {
-            orgs: index
-                .orgs()
-                .iter()
-                .map(|org| OrgSummary {
-                    slug: org.slug.clone(),
-                    title: org.settings.title.clone(),
-                    published: org.published(now).len(),
-                })
-                .collect(),
-            summary,
-            root,
-            _folder: folder,
+            report,
+            root: self.root(),
         })
+    }
+
+    /// Where the built tree is: one folder per organization.
+    fn root(&self) -> PathBuf {
+        self.scratch.join("site")
     }
 }
 
@@ -354,9 +335,10 @@ impl Builds {
             Ok(site) => {
                 log(Event::Built {
                     trigger,
-                    orgs: site.summary.orgs,
-                    entries: site.summary.entries,
-                    files: site.summary.files,
+                    orgs: site.report.orgs.len(),
+                    reused: site.report.reused,
+                    entries: site.report.published(),
+                    files: site.report.files,
                     duration_ms: outcome.duration_ms,
                 });
                 State {
@@ -399,19 +381,9 @@ async fn rebuild_on_change(
 
 /// One successful build.
 struct Site {
-    orgs: Vec<OrgSummary>,
-    summary: render::Summary,
+    report: Report,
     /// The built tree: one folder per organization.
     root: PathBuf,
-    /// Removed once no request reads this build any more.
-    _folder: tempfile::TempDir,
-}
-
-/// What the list of organizations shows of one.
-struct OrgSummary {
-    slug: String,
-    title: String,
-    published: usize,
 }
 
 /// What every request reads: swapped in whole after each build.

@@ -3,7 +3,8 @@
 
 use tera::escape_html;
 
-use super::{OrgSummary, BUILD_TOKEN_PATH};
+use super::BUILD_TOKEN_PATH;
+use crate::build::OrgReport;
 
 /// The address of an organization's changelog in the preview.
 pub(super) fn changelog_url(slug: &str, port: u16) -> String {
@@ -44,7 +45,7 @@ fn reload_script(token: &str) -> String {
 }
 
 /// The list of organizations, each linking to its changelog.
-pub(super) fn orgs(orgs: &[OrgSummary], port: u16) -> String {
+pub(super) fn orgs(orgs: &[OrgReport], port: u16) -> String {
     let mut main = String::from("<h1>shiplog preview</h1>\n");
     if orgs.is_empty() {
         main.push_str(

@@ -131,7 +131,7 @@ fn route<B>(request: &Request<B>, state: &State, port: u16) -> Reply {
                 pages::not_found(&format!("There is nothing at {path}."), port),
             ),
         },
-        Answer::Orgs => Reply::html(StatusCode::OK, pages::orgs(&site.orgs, port)),
+        Answer::Orgs => Reply::html(StatusCode::OK, pages::orgs(&site.report.orgs, port)),
         Answer::Redirect(status, location) => Reply::redirect(status, location),
         Answer::NotFound(why) => Reply::html(StatusCode::NOT_FOUND, pages::not_found(&why, port)),
     }

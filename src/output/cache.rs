@@ -56,6 +56,8 @@ pub struct OrgRecord {
     next_publication: Option<DateTime<Utc>>,
     /// Published entries.
     pub entries: usize,
+    /// Scheduled entries (not drafts, not yet published).
+    pub scheduled: usize,
     /// Its files, relative to the output folder, with their sizes.
     pub files: Vec<(PathBuf, u64)>,
     /// The stamp of its output folder as this build left it ([`output_stamp`]), when every
@@ -74,6 +76,7 @@ impl OrgRecord {
             published_since: published.first().map(|entry| entry.date),
             next_publication: scheduled.last().map(|entry| entry.date),
             entries: published.len(),
+            scheduled: scheduled.len(),
             files: files
                 .iter()
                 .map(|(path, bytes)| (path.clone(), bytes.len() as u64))
@@ -501,6 +504,7 @@ mod tests {
             published_since: None,
             next_publication: None,
             entries: 0,
+            scheduled: 0,
             files: Vec::new(),
             output_stamp: None,
         };
@@ -605,6 +609,7 @@ mod tests {
             published_since: None,
             next_publication: None,
             entries: 0,
+            scheduled: 0,
             files: files.to_vec(),
             output_stamp: Some(stamp),
         };

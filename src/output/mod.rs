@@ -1,3 +1,6 @@
+//! The only writer of the output folder: the staged tree below, and the build cache beside
+//! it ([`cache`]).
+//!
 //! Writing a build into the output folder so that a failed build changes nothing there, and
 //! a file whose bytes did not change is not touched (web servers and CDNs keep its ETag).
 //!
@@ -10,9 +13,42 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
+use crate::content::{Asset, Org};
+use crate::error::{read_error, write_error, Error, Result};
+use crate::render::OutputFile;
+
+pub mod cache;
+
+/// The files of `org` that are published as they are, read from the content folder: the
+/// org's own and those of its entries published at `now` (under the entry's folder).
+pub fn read_assets(org: &Org, now: DateTime<Utc>) -> Result<Vec<OutputFile>> {
+    let folder = Path::new(&org.slug).join("changelog");
+    let entries = org.published(now).iter().flat_map(|entry| {
+        let at = folder.join(&entry.id);
+        entry.assets.iter().map(move |asset| (at.clone(), asset))
+    });
+    org.assets
+        .iter()
+        .map(|asset| (folder.clone(), asset))
+        .chain(entries)
+        .map(|(at, asset)| Ok((at.join(&asset.relative), read_asset(asset)?)))
+        .collect()
+}
+
+fn read_asset(asset: &Asset) -> Result<Vec<u8>> {
+    std::fs::read(&asset.source).map_err(read_error(&asset.source))
+}
+
+/// Removes the file at `path`, if there is one.
+pub fn remove_if_present(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(write_error(path)(e)),
+        _ => Ok(()),
+    }
+}
 
 /// An output folder being written by one build.
 pub struct OutputTree {
@@ -311,14 +347,4 @@ fn list_into(root: &Path, path: &Path, files: &mut Vec<(PathBuf, u64)>) -> Resul
         }
     }
     Ok(())
-}
-
-fn read_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
-    let path = path.to_path_buf();
-    move |source| Error::Read { path, source }
-}
-
-fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
-    let path = path.to_path_buf();
-    move |source| Error::Write { path, source }
 }
