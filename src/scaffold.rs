@@ -8,12 +8,10 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
 use crate::config::SiteConfig;
-use crate::content::{check_id, check_slug, parse_date, OrgSettings};
+use crate::content::{check_id, parse_date, OrgSettings};
 use crate::error::{Error, Result};
+use crate::slug;
 use crate::yaml;
-
-/// Longest file name (without `.md`) made from a title.
-const MAX_SLUG_LEN: usize = 60;
 
 /// What `shiplog new` is asked to make.
 pub struct NewEntry<'a> {
@@ -55,12 +53,12 @@ struct OrgFile<'a> {
 
 /// Creates the entry (and the org folder when new). Never overwrites a file.
 pub fn new_entry(request: &NewEntry<'_>, now: DateTime<Utc>) -> Result<Created> {
-    check_slug(request.org).map_err(Error::Usage)?;
+    slug::check_org(request.org).map_err(Error::Usage)?;
     let title = request.title.trim();
     if title.is_empty() || title.chars().any(char::is_control) {
         return Err(Error::Usage("the title must be one non-empty line".into()));
     }
-    let id = slugify(title);
+    let id = slug::of_title(title);
     if id.is_empty() {
         return Err(Error::Usage(format!(
             "the title `{title}` has no letters or digits to name the file after"
@@ -141,42 +139,4 @@ fn write_new(path: &Path, text: &str) -> Result<()> {
             }
         })?;
     file.write_all(text.as_bytes()).map_err(write_error)
-}
-
-/// A file name from a title: transliterated to ASCII, lowercase letters and digits, runs of
-/// anything else turned into one `-`, at most 60 characters, cut at a word boundary.
-pub fn slugify(title: &str) -> String {
-    let ascii = deunicode::deunicode(title);
-    let mut slug = String::with_capacity(ascii.len());
-    for c in ascii.chars().map(|c| c.to_ascii_lowercase()) {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c);
-        } else if !slug.is_empty() && !slug.ends_with('-') {
-            slug.push('-');
-        }
-    }
-    let mut slug = slug.trim_end_matches('-').to_string();
-    if slug.len() > MAX_SLUG_LEN {
-        let cut = slug[..MAX_SLUG_LEN].rfind('-').unwrap_or(MAX_SLUG_LEN);
-        slug.truncate(cut);
-    }
-    slug
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slugs_from_titles() {
-        assert_eq!(
-            slugify("Webhooks: retries & backoff!"),
-            "webhooks-retries-backoff"
-        );
-        assert_eq!(slugify("  v2.0 — Faster exports "), "v2-0-faster-exports");
-        assert_eq!(slugify("Café crème"), "cafe-creme");
-        assert_eq!(slugify("¿?"), "");
-        let long = slugify(&"word ".repeat(30));
-        assert!(long.len() <= MAX_SLUG_LEN && !long.ends_with('-'));
-    }
 }

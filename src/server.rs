@@ -6,13 +6,15 @@
 //! connections are open at once; further ones wait in the listen backlog until one closes.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::{Request, Response};
+use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpSocket};
@@ -27,6 +29,67 @@ pub const MAX_HEAD_BYTES: usize = 32 * 1024;
 
 /// Connections open at once when the settings do not say.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// A response before the request's method decides whether it gets a body: what both
+/// servers' handlers answer.
+pub(crate) struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Reply {
+    /// A reply with no `Content-Type` (a 304, say).
+    pub fn empty(status: StatusCode) -> Self {
+        Reply {
+            status,
+            headers: HeaderMap::new(),
+            body: Bytes::new(),
+        }
+    }
+
+    /// A reply of `body`, of type `content_type`.
+    pub fn new(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> Self {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+        Reply {
+            status,
+            headers,
+            body: body.into(),
+        }
+    }
+
+    /// Sets header `name`; a value that cannot be a header value is left out.
+    pub fn header(&mut self, name: HeaderName, value: &str) {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            self.headers.insert(name, value);
+        }
+    }
+
+    /// Whether its `Content-Type` is `content_type`.
+    pub fn is(&self, content_type: &str) -> bool {
+        self.headers
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|value| value == content_type)
+    }
+
+    /// The response to a request made with `method`: a `Content-Length` (but on a 304,
+    /// which describes the representation it stands for), and the body unless `HEAD`.
+    pub fn into_response(self, method: &Method) -> Response<Full<Bytes>> {
+        let mut response = Response::new(Full::new(Bytes::new()));
+        *response.status_mut() = self.status;
+        *response.headers_mut() = self.headers;
+        if self.status != StatusCode::NOT_MODIFIED {
+            response
+                .headers_mut()
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(self.body.len()));
+            if method != Method::HEAD {
+                *response.body_mut() = Full::new(self.body);
+            }
+        }
+        response
+    }
+}
 
 /// A bound address, ready to serve.
 pub(crate) struct Server {
@@ -113,14 +176,15 @@ impl Server {
 
     /// Answers every request with `handle` until `shutdown` brings a signal; then stops
     /// accepting connections. `warn` hears of connections that could not be accepted.
-    pub async fn serve<H>(
+    pub async fn serve<H, F>(
         self,
         shutdown: &mut Shutdown,
         handle: H,
         warn: &dyn Fn(String),
     ) -> Stopping
     where
-        H: Fn(Request<Incoming>) -> Response<Full<Bytes>> + Clone + Send + Sync + 'static,
+        H: Fn(Request<Incoming>) -> F + Clone + Send + Sync + 'static,
+        F: Future<Output = Response<Full<Bytes>>> + Send + 'static,
     {
         let graceful = GracefulShutdown::new();
         let signal = loop {
@@ -148,7 +212,7 @@ impl Server {
                     let handle = handle.clone();
                     let service = hyper::service::service_fn(move |request| {
                         let response = handle(request);
-                        async move { Ok::<_, Infallible>(response) }
+                        async move { Ok::<_, Infallible>(response.await) }
                     });
                     let connection =
                         graceful.watch(self.http.serve_connection(TokioIo::new(stream), service));

@@ -13,9 +13,9 @@ use rand::TryRngCore;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::content::check_slug;
 use crate::digest::hex;
 use crate::error::{Error, Problem, Result};
+use crate::slug;
 use crate::{text, yaml};
 
 /// Requests a key may make per minute when the keys file does not say.
@@ -117,7 +117,7 @@ impl Keys {
                     "`name` must be a non-empty line of text",
                 ));
             }
-            if let Err(message) = check_slug(&record.org) {
+            if let Err(message) = slug::check_org(&record.org) {
                 problems.push(at("org", &record.org, &format!("`org`: {message}")));
             }
             let digest = match parse_digest(&record.sha256) {
@@ -284,7 +284,7 @@ pub struct NewKey {
 /// Makes a random key for organization `org`, named `name`, and appends its digest to the
 /// keys file at `keys_path` (created if missing). The org must be a folder of `content_dir`.
 pub fn new_key(keys_path: &Path, content_dir: &Path, org: &str, name: &str) -> Result<NewKey> {
-    check_slug(org).map_err(Error::Usage)?;
+    slug::check_org(org).map_err(Error::Usage)?;
     if !content_dir.is_dir() {
         return Err(Error::Usage(format!(
             "content folder {} does not exist",

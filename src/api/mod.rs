@@ -252,7 +252,7 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
     let stopping = server
         .serve(
             &mut shutdown,
-            move |request| handle(request, &handler),
+            move |request| std::future::ready(handle(request, &handler)),
             &warn,
         )
         .await;

@@ -335,7 +335,8 @@ impl<'a> Transform<'a> {
 /// The `rel` of every link in an entry, as the sanitizer sets it.
 const REL: &str = "rel=\"noopener noreferrer\"";
 
-/// Appends `value` escaped for a quoted attribute.
+/// Appends `value` escaped for a quoted attribute, as the sanitizer's serializer escapes it
+/// (not as [`crate::html::escape`] does): the fast path must give the sanitizer's bytes.
 fn push_attribute(html: &mut String, value: &str) {
     pulldown_cmark_escape::escape_html(html, value).expect("writing to a String");
 }

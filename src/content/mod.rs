@@ -14,10 +14,11 @@ use rayon::prelude::*;
 use url::Url;
 
 pub use entry::{check_id, parse_date, Entry, EntryJson, RESERVED_IDS};
-pub use org::{check_slug, OrgSettings};
+pub use org::OrgSettings;
 
 use crate::config::SiteConfig;
 use crate::error::{Error, Problem, Result};
+use crate::slug;
 
 /// Every organization of a content folder, in slug order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -469,7 +470,7 @@ fn org_folders(
                 problems.push(Problem::file(&path, LINK_OUTSIDE));
                 continue;
             }
-            match check_slug(&name) {
+            match slug::check_org(&name) {
                 Ok(()) => slugs.push(name),
                 Err(message) => problems.push(Problem::file(&path, message)),
             }

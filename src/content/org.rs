@@ -152,29 +152,6 @@ impl OrgSettings {
     }
 }
 
-/// Checks an org slug: a DNS host label of `a-z`, `0-9` and `-`, 1–63 characters, not
-/// starting or ending with `-`.
-pub fn check_slug(slug: &str) -> Result<(), String> {
-    let valid = (1..=63).contains(&slug.len())
-        && slug
-            .bytes()
-            .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
-        && !slug.starts_with('-')
-        && !slug.ends_with('-');
-    if valid {
-        Ok(())
-    } else {
-        let found = slug
-            .chars()
-            .find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-'))
-            .map(|bad| format!(" (it holds {})", text::describe_char(bad)))
-            .unwrap_or_default();
-        Err(format!(
-            "`{slug}` is not a valid organization slug{found}: use 1 to 63 characters of a-z, 0-9 and `-`, not starting or ending with `-` (folders starting with `.` or `_` are ignored)"
-        ))
-    }
-}
-
 /// The slug's words capitalized: `my-org` → `My Org`.
 fn display_name(slug: &str) -> String {
     slug.split('-')
@@ -212,26 +189,6 @@ fn is_language_tag(tag: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn slugs() {
-        for good in ["acme", "my-org", "a", "x1", &"a".repeat(63)] {
-            assert!(check_slug(good).is_ok(), "{good}");
-        }
-        for bad in [
-            "",
-            "-a",
-            "a-",
-            "Acme",
-            "a_b",
-            "a.b",
-            "..",
-            &"a".repeat(64),
-            "ａcme",
-        ] {
-            assert!(check_slug(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn theme_and_accent_color_are_checked() {

@@ -16,6 +16,7 @@ pub use page::Theme;
 
 use crate::content::{Entry, Org, OrgSettings};
 use crate::error::Result;
+use crate::slug;
 
 /// One list of entries with its own pages and feeds: an org's whole changelog, or the
 /// entries of one tag. Both are rendered by the same code.
@@ -77,7 +78,7 @@ impl<'a> Listing<'a> {
             "{}/changelog/{}/{}",
             org.url,
             tags::FOLDER,
-            tags::url_segment(&group.slug)
+            slug::url_segment(&group.slug)
         );
         Listing {
             folder: format!("{}/{}/", tags::FOLDER, group.slug),

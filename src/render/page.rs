@@ -12,7 +12,7 @@ use crate::color::Color;
 use crate::config::DEFAULT_THEME;
 use crate::content::{Entry, Org};
 use crate::error::{Error, Result};
-use crate::{digest, text};
+use crate::{digest, slug, text};
 
 /// The built-in theme, `themes/default/`, compiled into the binary.
 const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
@@ -152,9 +152,9 @@ struct TagView<'a> {
 impl<'a> TagView<'a> {
     /// `name` with its slug; `to_root` leads from the current page to `changelog/`.
     fn new(name: &'a str, to_root: &str) -> Self {
-        let slug = tags::slug(name);
+        let slug = slug::of_tag(name);
         let href = (!slug.is_empty())
-            .then(|| format!("{to_root}{}/{}/", tags::FOLDER, tags::url_segment(&slug)));
+            .then(|| format!("{to_root}{}/{}/", tags::FOLDER, slug::url_segment(&slug)));
         TagView { name, slug, href }
     }
 }
@@ -246,7 +246,7 @@ impl Theme {
                 name: label.clone(),
                 source,
             })?;
-        tera.set_escape_fn(escape_html);
+        tera.set_escape_fn(crate::html::escape);
         tera.register_filter("scrollable", scrollable_filter);
         Ok(Theme {
             tera,
@@ -441,30 +441,6 @@ fn relative_root(depth: usize) -> String {
     "../".repeat(depth)
 }
 
-/// Escapes text for HTML content and quoted attributes. Unlike tera's default it leaves `/`
-/// alone, so URLs stay readable.
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    // Copies the runs between the characters to escape whole; those are ASCII, so every
-    // index here is a character boundary.
-    let mut copied = 0;
-    for (i, byte) in text.bytes().enumerate() {
-        let escaped = match byte {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            b'\'' => "&#39;",
-            _ => continue,
-        };
-        out.push_str(&text[copied..i]);
-        out.push_str(escaped);
-        copied = i + 1;
-    }
-    out.push_str(&text[copied..]);
-    out
-}
-
 /// The tera filter `scrollable`: see [`scroll_regions`].
 fn scrollable_filter(value: &Value, _: &HashMap<String, Value>) -> tera::Result<Value> {
     let html = value
@@ -546,16 +522,6 @@ mod tests {
             "<p>a &lt;table&gt;</p><div class=\"scroll\" tabindex=\"0\"><table><tr><td>1</td></tr></table></div>\
              <pre tabindex=\"0\"><code>x</code></pre><img alt=\"<table>\" src=\"t.png\">"
         );
-    }
-
-    #[test]
-    fn text_is_escaped_for_content_and_quoted_attributes() {
-        assert_eq!(
-            escape_html(r#"<a href="/x">Tom & Jerry's</a> — ünïcode"#),
-            "&lt;a href=&quot;/x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt; — ünïcode"
-        );
-        assert_eq!(escape_html(""), "");
-        assert_eq!(escape_html("&"), "&amp;");
     }
 
     #[test]

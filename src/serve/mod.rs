@@ -228,7 +228,15 @@ async fn serve(settings: Settings, log: Logger) -> Result<()> {
     let stopping = server
         .serve(
             &mut shutdown,
-            move |request| routes::handle(request, &shared),
+            move |request| {
+                let shared = shared.clone();
+                // Answering reads files: off the threads that drive the connections.
+                async move {
+                    tokio::task::spawn_blocking(move || routes::handle(request, &shared))
+                        .await
+                        .unwrap_or_else(|_| routes::failed())
+                }
+            },
             &warn,
         )
         .await;

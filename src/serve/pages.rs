@@ -1,10 +1,9 @@
 //! The preview's own pages (the list of organizations, the build's problems, not found) and
 //! the script that reloads a page when the build changes.
 
-use tera::escape_html;
-
 use super::BUILD_TOKEN_PATH;
 use crate::build::OrgReport;
+use crate::html::escape;
 
 /// The address of an organization's changelog in the preview.
 pub(super) fn changelog_url(slug: &str, port: u16) -> String {
@@ -60,7 +59,7 @@ pub(super) fn orgs(orgs: &[OrgReport], port: u16) -> String {
             main.push_str(&format!(
                 "<li><a href=\"{url}\">{title}</a> <span>{slug} &middot; {count} published entr{plural}</span></li>\n",
                 url = changelog_url(&org.slug, port),
-                title = escape_html(&org.title),
+                title = escape(&org.title),
                 slug = org.slug,
                 count = org.published,
             ));
@@ -78,7 +77,7 @@ pub(super) fn problems(problems: &[String]) -> String {
         problems.len()
     );
     for problem in problems {
-        main.push_str(&format!("<li><code>{}</code></li>\n", escape_html(problem)));
+        main.push_str(&format!("<li><code>{}</code></li>\n", escape(problem)));
     }
     main.push_str("</ol>\n");
     document("The build failed \u{2014} shiplog preview", &main)
@@ -90,7 +89,7 @@ pub(super) fn not_found(why: &str, port: u16) -> String {
         "Not found \u{2014} shiplog preview",
         &format!(
             "<h1>Not found</h1>\n<p>{}</p>\n<p><a href=\"http://localhost:{port}/\">All organizations</a></p>\n",
-            escape_html(why)
+            escape(why)
         ),
     )
 }

@@ -5,75 +5,50 @@ use std::path::PathBuf;
 
 use http_body_util::Full;
 use hyper::body::Bytes;
-use hyper::header::{self, HeaderValue};
+use hyper::header;
 use hyper::{Method, Request, Response, StatusCode};
 
 use super::{files, pages, Shared, Site, State, BUILD_TOKEN_PATH};
-use crate::content::check_slug;
+use crate::server::Reply;
+use crate::slug;
 
-/// A response before the method decides whether it gets a body.
-struct Reply {
-    status: StatusCode,
-    content_type: &'static str,
-    body: Vec<u8>,
-    location: Option<String>,
+fn html(status: StatusCode, body: String) -> Reply {
+    Reply::new(status, files::HTML, body)
 }
 
-impl Reply {
-    fn new(status: StatusCode, content_type: &'static str, body: impl Into<Vec<u8>>) -> Self {
-        Reply {
-            status,
-            content_type,
-            body: body.into(),
-            location: None,
-        }
-    }
-
-    fn html(status: StatusCode, body: String) -> Self {
-        Reply::new(status, files::HTML, body)
-    }
-
-    fn text(status: StatusCode, body: impl Into<Vec<u8>>) -> Self {
-        Reply::new(status, files::TEXT, body)
-    }
-
-    fn redirect(status: StatusCode, location: String) -> Self {
-        let mut reply = Reply::text(status, format!("see {location}\n"));
-        reply.location = Some(location);
-        reply
-    }
+fn text(status: StatusCode, body: impl Into<Bytes>) -> Reply {
+    Reply::new(status, files::TEXT, body)
 }
 
-/// Answers one request. HTML gets the reload script; nothing is cached.
+fn redirect(status: StatusCode, location: String) -> Reply {
+    let mut reply = text(status, format!("see {location}\n"));
+    reply.header(header::LOCATION, &location);
+    reply
+}
+
+/// Answers one request (it reads files: run it off the async threads). HTML gets the
+/// reload script; nothing is cached.
 pub(super) fn handle<B>(request: Request<B>, shared: &Shared) -> Response<Full<Bytes>> {
     let state = shared.state.load_full();
     let mut reply = route(&request, &state, shared.port);
-    if reply.content_type == files::HTML {
-        reply.body = pages::inject_reload_script(reply.body, &state.token);
+    if reply.is(files::HTML) {
+        reply.body = pages::inject_reload_script(reply.body.into(), &state.token).into();
     }
-    let mut response = Response::new(Full::new(Bytes::new()));
-    *response.status_mut() = reply.status;
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(reply.content_type),
-    );
-    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(reply.body.len()));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    if let Some(location) = reply.location.and_then(|l| HeaderValue::from_str(&l).ok()) {
-        headers.insert(header::LOCATION, location);
-    }
+    reply.header(header::CACHE_CONTROL, "no-store");
+    reply.header(header::X_CONTENT_TYPE_OPTIONS, "nosniff");
     if reply.status == StatusCode::METHOD_NOT_ALLOWED {
-        headers.insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        reply.header(header::ALLOW, "GET, HEAD");
     }
-    if request.method() != Method::HEAD {
-        *response.body_mut() = Full::new(Bytes::from(reply.body));
-    }
-    response
+    reply.into_response(request.method())
+}
+
+/// The answer of a request whose handler died.
+pub(super) fn failed() -> Response<Full<Bytes>> {
+    text(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "the preview failed to answer\n",
+    )
+    .into_response(&Method::GET)
 }
 
 /// What a request is answered with, before the build's problems are considered.
@@ -91,18 +66,18 @@ enum Answer {
 /// Picks the answer to a request.
 fn route<B>(request: &Request<B>, state: &State, port: u16) -> Reply {
     if !matches!(*request.method(), Method::GET | Method::HEAD) {
-        return Reply::text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+        return text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
     }
     let path = request.uri().path();
     if path == BUILD_TOKEN_PATH {
-        return Reply::text(StatusCode::OK, state.token.clone());
+        return text(StatusCode::OK, state.token.clone());
     }
     let Some(segments) = files::segments(path) else {
-        return Reply::text(StatusCode::BAD_REQUEST, "this path is not allowed\n");
+        return text(StatusCode::BAD_REQUEST, "this path is not allowed\n");
     };
     // Without a good build, every request shows the problems of the last one.
     let Some(site) = &state.site else {
-        return Reply::html(
+        return html(
             StatusCode::INTERNAL_SERVER_ERROR,
             pages::problems(&state.problems),
         );
@@ -118,7 +93,7 @@ fn route<B>(request: &Request<B>, state: &State, port: u16) -> Reply {
     // good build; every page shows the problems instead of a stale page.
     if !state.problems.is_empty() && !matches!(&found, Answer::File(file) if !files::is_html(file))
     {
-        return Reply::html(
+        return html(
             StatusCode::INTERNAL_SERVER_ERROR,
             pages::problems(&state.problems),
         );
@@ -126,14 +101,14 @@ fn route<B>(request: &Request<B>, state: &State, port: u16) -> Reply {
     match found {
         Answer::File(file) => match std::fs::read(&file) {
             Ok(bytes) => Reply::new(StatusCode::OK, files::content_type(&file), bytes),
-            Err(_) => Reply::html(
+            Err(_) => html(
                 StatusCode::NOT_FOUND,
                 pages::not_found(&format!("There is nothing at {path}."), port),
             ),
         },
-        Answer::Orgs => Reply::html(StatusCode::OK, pages::orgs(&site.report.orgs, port)),
-        Answer::Redirect(status, location) => Reply::redirect(status, location),
-        Answer::NotFound(why) => Reply::html(StatusCode::NOT_FOUND, pages::not_found(&why, port)),
+        Answer::Orgs => html(StatusCode::OK, pages::orgs(&site.report.orgs, port)),
+        Answer::Redirect(status, location) => redirect(status, location),
+        Answer::NotFound(why) => html(StatusCode::NOT_FOUND, pages::not_found(&why, port)),
     }
 }
 
@@ -182,7 +157,7 @@ fn org_of<B>(request: &Request<B>) -> Option<String> {
     let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
     let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
     let org = name.strip_suffix(".localhost")?;
-    check_slug(org).ok().map(|()| org.to_string())
+    slug::check_org(org).ok().map(|()| org.to_string())
 }
 
 #[cfg(test)]
