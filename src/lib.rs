@@ -10,6 +10,7 @@ pub mod content;
 mod digest;
 pub mod error;
 pub mod generate;
+pub mod keys;
 pub mod render;
 pub mod scaffold;
 pub mod serve;

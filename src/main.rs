@@ -399,7 +399,7 @@ fn new_entry(args: NewArgs) -> Result<(), Error> {
 }
 
 fn keys_new(args: KeysNewArgs) -> Result<(), Error> {
-    let made = shiplog::api::new_key(&args.keys, &args.content, &args.org, &args.name)?;
+    let made = shiplog::keys::new_key(&args.keys, &args.content, &args.org, &args.name)?;
     write_stdout(format!("{}\n", made.key).as_bytes())?;
     let name = args.name.trim();
     let file = made.keys_file.display();

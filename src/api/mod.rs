@@ -26,10 +26,11 @@ use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use serde::Serialize;
 
-pub use auth::{new_key, ApiKey, Keys, NewKey, RateLimiter};
+pub use auth::RateLimiter;
 
 use crate::config::SiteConfig;
 use crate::error::{Error, Result};
+use crate::keys::{ApiKey, Keys};
 pub use crate::server::DEFAULT_MAX_CONNECTIONS;
 use crate::server::{Server, Shutdown};
 
@@ -468,7 +469,7 @@ fn bearer(headers: &HeaderMap) -> std::result::Result<&str, Unauthorized> {
 fn changelogs(request: &Request<Incoming>, shared: &Shared) -> Reply {
     let keys = shared.keys.load();
     let key = match bearer(request.headers())
-        .and_then(|presented| keys.authenticate(presented).ok_or(Unauthorized::Unknown))
+        .and_then(|presented| auth::authenticate(&keys, presented).ok_or(Unauthorized::Unknown))
     {
         Ok(key) => key,
         Err(why) => {
