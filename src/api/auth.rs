@@ -1,9 +1,5 @@
 //! Who a request is from: the key it presents, looked up by its digest among the keys the
-//! server accepts; and the per-key rate limit.
-
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+//! server accepts.
 
 use sha2::{Digest, Sha256};
 
@@ -22,40 +18,6 @@ use crate::keys::{ApiKey, KeyDigest, Keys};
 pub fn authenticate<'k>(keys: &'k Keys, presented: &str) -> Option<&'k ApiKey> {
     let digest: KeyDigest = Sha256::digest(presented.as_bytes()).into();
     keys.get(&digest)
-}
-
-/// Counts requests per key: each key has a bucket of `rate_limit_per_minute` requests that
-/// refills continuously at that many per minute (GCRA). Counts live in this process only.
-#[derive(Debug, Default)]
-pub struct RateLimiter {
-    /// Per key digest: the theoretical arrival time of the next request.
-    next_due: Mutex<HashMap<KeyDigest, Instant>>,
-}
-
-impl RateLimiter {
-    /// A limiter with no requests counted.
-    pub fn new() -> Self {
-        RateLimiter::default()
-    }
-
-    /// Counts one request of `key` at `now`, or says how long to wait when over the limit.
-    pub fn check(&self, key: &ApiKey, now: Instant) -> std::result::Result<(), Duration> {
-        let limit = key.rate_limit_per_minute.max(1);
-        let interval = Duration::from_secs(60) / limit;
-        let tolerance = Duration::from_secs(60).saturating_sub(interval);
-        let mut next_due = self
-            .next_due
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let due = next_due.entry(key.digest).or_insert(now);
-        let start = (*due).max(now);
-        let ahead = start - now;
-        if ahead > tolerance {
-            return Err(ahead - tolerance);
-        }
-        *due = start + interval;
-        Ok(())
-    }
 }
 
 #[cfg(test)]
@@ -87,25 +49,5 @@ mod tests {
             authenticate(&keys, "one").unwrap().rate_limit_per_minute,
             DEFAULT_RATE_LIMIT_PER_MINUTE
         );
-    }
-
-    #[test]
-    fn rate_limit_allows_a_burst_then_the_rate() {
-        let key = ApiKey {
-            name: "k".into(),
-            org: "acme".into(),
-            rate_limit_per_minute: 3,
-            digest: [7; 32],
-        };
-        let limiter = RateLimiter::new();
-        let t0 = Instant::now();
-        for _ in 0..3 {
-            assert!(limiter.check(&key, t0).is_ok());
-        }
-        let wait = limiter.check(&key, t0).unwrap_err();
-        assert_eq!(wait, Duration::from_secs(20));
-        assert!(limiter.check(&key, t0 + Duration::from_secs(19)).is_err());
-        assert!(limiter.check(&key, t0 + Duration::from_secs(20)).is_ok());
-        assert!(limiter.check(&key, t0 + Duration::from_secs(20)).is_err());
     }
 }

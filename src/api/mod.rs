@@ -11,6 +11,7 @@ pub mod auth;
 mod cache;
 mod catalog;
 pub mod listing;
+mod rate;
 mod reload;
 
 use std::net::SocketAddr;
@@ -26,7 +27,7 @@ use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use serde::Serialize;
 
-pub use auth::RateLimiter;
+pub use rate::RateLimiter;
 
 use crate::config::SiteConfig;
 use crate::error::{Error, Result};
