@@ -1,9 +1,42 @@
-//! Who a request is from: the key it presents, looked up by its digest among the keys the
-//! server accepts.
+//! Who a request is from: the key of its `Authorization: Bearer` header, looked up by its
+//! digest among the keys the server accepts.
 
+use hyper::header::{self, HeaderMap};
 use sha2::{Digest, Sha256};
 
 use crate::keys::{ApiKey, KeyDigest, Keys};
+
+/// Why a request carries no usable key.
+pub(super) enum Unauthorized {
+    /// No `Authorization` header.
+    Missing,
+    /// An `Authorization` header that does not read `Bearer <key>`, or more than one.
+    Malformed,
+    /// A key that is not in the keys file.
+    Unknown,
+}
+
+/// The key of `Authorization: Bearer <key>`, if the header has that form.
+pub(super) fn bearer(headers: &HeaderMap) -> Result<&str, Unauthorized> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let value = values.next().ok_or(Unauthorized::Missing)?;
+    if values.next().is_some() {
+        return Err(Unauthorized::Malformed);
+    }
+    let value = value.to_str().map_err(|_| Unauthorized::Malformed)?;
+    let (scheme, key) = value
+        .trim()
+        .split_once(' ')
+        .ok_or(Unauthorized::Malformed)?;
+    let key = key.trim_start_matches(' ');
+    if !scheme.eq_ignore_ascii_case("bearer")
+        || key.is_empty()
+        || key.bytes().any(|b| !b.is_ascii_graphic())
+    {
+        return Err(Unauthorized::Malformed);
+    }
+    Ok(key)
+}
 
 /// The key of `keys` whose digest is that of `presented`, found by that digest: one
 /// hash-map look-up, whatever the number of keys.
