@@ -13,6 +13,7 @@ pub mod content;
 mod digest;
 pub mod error;
 mod html;
+pub mod keys;
 pub mod output;
 pub mod render;
 pub mod scaffold;

@@ -185,21 +185,70 @@ fn file_positions(message: &str, first_line: usize) -> (String, Option<usize>) {
 /// The lines where top-level `key:` stands in block-style YAML: (0-based line, 1-based
 /// column of the value).
 fn key_lines<'t>(text: &'t str, key: &'t str) -> impl Iterator<Item = (usize, usize)> + 't {
-    text.lines().enumerate().filter_map(move |(index, line)| {
-        let quoted = |quote: char| {
-            line.strip_prefix(quote)?
-                .strip_prefix(key)?
-                .strip_prefix(quote)
-        };
-        let rest = line
-            .strip_prefix(key)
-            .or_else(|| quoted('"'))
-            .or_else(|| quoted('\''))?;
-        let after_colon = rest.trim_start_matches([' ', '\t']).strip_prefix(':')?;
-        let value = after_colon.trim_start_matches([' ', '\t']);
-        let value_start = line.len() - value.len();
-        Some((index, line[..value_start].chars().count() + 1))
-    })
+    text.lines()
+        .enumerate()
+        .filter_map(move |(index, line)| Some((index, value_column(line, key)?)))
+}
+
+/// When `line` starts with `key:` (the key plain or quoted), the 1-based column of its value.
+fn value_column(line: &str, key: &str) -> Option<usize> {
+    let quoted = |quote: char| {
+        line.strip_prefix(quote)?
+            .strip_prefix(key)?
+            .strip_prefix(quote)
+    };
+    let rest = line
+        .strip_prefix(key)
+        .or_else(|| quoted('"'))
+        .or_else(|| quoted('\''))?;
+    let after_colon = rest.trim_start_matches([' ', '\t']).strip_prefix(':')?;
+    let value = after_colon.trim_start_matches([' ', '\t']);
+    let value_start = line.len() - value.len();
+    Some(line[..value_start].chars().count() + 1)
+}
+
+/// Where to report a problem with `key` of item `index` (0-based) of the list that is the
+/// value of the top-level `list:`, as (1-based line, column). In a block-style list of
+/// block mappings (`- key: value` lines), the value of `key:`; failing that, where the item
+/// starts, or else the list itself (flow style, `[...]`), as [`Mapping`] reports keys in
+/// flow style at the start of the mapping. `None` when there is no top-level `list:`. It
+/// places the problems found in what [`parse_typed`] read, which carries no positions.
+pub fn list_item_key(text: &str, list: &str, index: usize, key: &str) -> Option<(usize, usize)> {
+    let (list_line, list_column) = key_lines(text, list).next()?;
+    // The indentation of the list's `-`, set by its first item.
+    let mut dash = None;
+    let mut started = 0;
+    // Where item `index` starts, once reached, and the column of its keys (which follow
+    // its `-`, or start the next line after a bare `-`).
+    let mut item = None;
+    let mut keys_at = None;
+    for (number, line) in text.lines().enumerate().skip(list_line + 1) {
+        let mut rest = line.trim_start_matches(' ');
+        if rest.is_empty() || rest.starts_with('#') {
+            continue;
+        }
+        let indent = line.len() - rest.len();
+        let dash = *dash.get_or_insert(indent);
+        if indent == dash && (rest == "-" || rest.starts_with("- ")) {
+            if started > index {
+                break;
+            }
+            started += 1;
+            rest = rest[1..].trim_start_matches(' ');
+            if started > index {
+                item = Some((number + 1, line.len() - rest.len() + 1));
+            }
+        } else if indent <= dash {
+            break;
+        }
+        let column = line.len() - rest.len();
+        if item.is_some() && !rest.is_empty() && *keys_at.get_or_insert(column) == column {
+            if let Some(value) = value_column(rest, key) {
+                return Some((number + 1, column + value));
+            }
+        }
+    }
+    Some(item.unwrap_or((list_line + 1, list_column)))
 }
 
 /// A short description of a YAML value's type, for error messages.
@@ -362,6 +411,28 @@ mod tests {
             err.to_string(),
             "x.md:3:1: keys must be strings, found a number"
         );
+    }
+
+    #[test]
+    fn list_items_are_located() {
+        let text = "# keys\nkeys:\n  - name: a\n    org: acme\n\n  # between\n  -   name: b\n      \"org\": globex\n  -\n    org: c\n  - {org: d}\nother: 1\n";
+        assert_eq!(list_item_key(text, "keys", 0, "org"), Some((4, 10)));
+        assert_eq!(list_item_key(text, "keys", 1, "name"), Some((7, 13)));
+        assert_eq!(list_item_key(text, "keys", 1, "org"), Some((8, 14)));
+        assert_eq!(list_item_key(text, "keys", 2, "org"), Some((10, 10)));
+        // Not found: the item, or else the list.
+        assert_eq!(list_item_key(text, "keys", 0, "sha256"), Some((3, 5)));
+        assert_eq!(list_item_key(text, "keys", 3, "org"), Some((11, 5)));
+        assert_eq!(list_item_key(text, "keys", 4, "org"), Some((2, 6)));
+        assert_eq!(
+            list_item_key("keys:\n- org: x\n", "keys", 0, "org"),
+            Some((2, 8))
+        );
+        assert_eq!(
+            list_item_key("keys: [{org: x}]\n", "keys", 0, "org"),
+            Some((1, 7))
+        );
+        assert_eq!(list_item_key("other: 1\n", "keys", 0, "org"), None);
     }
 
     #[test]

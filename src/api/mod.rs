@@ -11,6 +11,7 @@ pub mod auth;
 mod cache;
 mod catalog;
 pub mod listing;
+mod rate;
 mod reload;
 
 use std::net::SocketAddr;
@@ -26,11 +27,14 @@ use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use serde::Serialize;
 
-pub use auth::{new_key, ApiKey, Keys, NewKey, RateLimiter};
+pub use rate::RateLimiter;
+
+use auth::Unauthorized;
 
 use crate::build::Sources;
 use crate::config::SiteConfig;
 use crate::error::{Error, Result};
+use crate::keys::{ApiKey, Keys};
 pub use crate::server::DEFAULT_MAX_CONNECTIONS;
 use crate::server::{Server, Shutdown};
 
@@ -430,40 +434,11 @@ fn route(request: &Request<Incoming>, shared: &Shared) -> Reply {
     changelogs(request, shared)
 }
 
-/// Why a request carries no usable key.
-enum Unauthorized {
-    Missing,
-    Malformed,
-    Unknown,
-}
-
-/// The key of `Authorization: Bearer <key>`, if the header has that form.
-fn bearer(headers: &HeaderMap) -> std::result::Result<&str, Unauthorized> {
-    let mut values = headers.get_all(header::AUTHORIZATION).iter();
-    let value = values.next().ok_or(Unauthorized::Missing)?;
-    if values.next().is_some() {
-        return Err(Unauthorized::Malformed);
-    }
-    let value = value.to_str().map_err(|_| Unauthorized::Malformed)?;
-    let (scheme, key) = value
-        .trim()
-        .split_once(' ')
-        .ok_or(Unauthorized::Malformed)?;
-    let key = key.trim_start_matches(' ');
-    if !scheme.eq_ignore_ascii_case("bearer")
-        || key.is_empty()
-        || key.bytes().any(|b| !b.is_ascii_graphic())
-    {
-        return Err(Unauthorized::Malformed);
-    }
-    Ok(key)
-}
-
 /// `GET /api/v1/changelogs`.
 fn changelogs(request: &Request<Incoming>, shared: &Shared) -> Reply {
     let keys = shared.keys.load();
-    let key = match bearer(request.headers())
-        .and_then(|presented| keys.authenticate(presented).ok_or(Unauthorized::Unknown))
+    let key = match auth::bearer(request.headers())
+        .and_then(|presented| auth::authenticate(&keys, presented).ok_or(Unauthorized::Unknown))
     {
         Ok(key) => key,
         Err(why) => {

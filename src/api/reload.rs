@@ -9,9 +9,10 @@ use std::time::Instant;
 use tokio::task::JoinHandle;
 
 use super::catalog::{self, Catalog};
-use super::{warn_about_keys, Event, Keys, Settings, Shared, Snapshot};
+use super::{warn_about_keys, Event, Settings, Shared, Snapshot};
 use crate::config::SiteConfig;
 use crate::error::{Error, Result};
+use crate::keys::Keys;
 use crate::watch::{Target, Watch};
 
 /// Reads `shiplog.yaml` and the content, and makes the catalog the server serves from (the

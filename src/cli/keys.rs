@@ -38,7 +38,7 @@ pub fn run(command: Command) -> Result<(), Error> {
 }
 
 fn new(args: NewArgs) -> Result<(), Error> {
-    let made = shiplog::api::new_key(&args.keys, &args.content, &args.org, &args.name)?;
+    let made = shiplog::keys::new_key(&args.keys, &args.content, &args.org, &args.name)?;
     write_stdout(format!("{}\n", made.key).as_bytes())?;
     let name = args.name.trim();
     let file = made.keys_file.display();

@@ -1,0 +1,498 @@
+//! The API keys file: its format (only SHA-256 digests of keys, so it can be committed),
+//! reading it into the set of keys the server accepts, and adding a new key to it for
+//! `shiplog keys new`.
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use rand::rngs::OsRng;
+use rand::TryRngCore;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::slug;
+use crate::digest::hex;
+use crate::error::{Error, Problem, Result};
+use crate::{text, yaml};
+
+/// Requests a key may make per minute when the keys file does not say.
+pub const DEFAULT_RATE_LIMIT_PER_MINUTE: u32 = 2000;
+
+/// What every key made by `shiplog keys new` starts with.
+pub const KEY_PREFIX: &str = "shl_";
+
+/// Random bytes in a new key (written as twice as many hex digits).
+const KEY_BYTES: usize = 32;
+
+/// The longest key name `shiplog keys new` accepts.
+const MAX_NAME_CHARS: usize = 100;
+
+/// The top-level key of the keys file that holds the list of keys.
+const LIST: &str = "keys";
+
+/// A SHA-256 digest.
+pub type KeyDigest = [u8; 32];
+
+/// The keys file as written on disk.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeysFile {
+    #[serde(default)]
+    keys: Option<Vec<KeyRecord>>,
+}
+
+/// One item of the keys file's `keys` list.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyRecord {
+    name: String,
+    org: String,
+    sha256: String,
+    rate_limit_per_minute: Option<u64>,
+}
+
+/// One API key the server accepts (only its digest is known).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKey {
+    /// The key's name, for logs.
+    pub name: String,
+    /// The organization whose changelog the key reads.
+    pub org: String,
+    /// Requests the key may make per minute.
+    pub rate_limit_per_minute: u32,
+    /// The SHA-256 digest of the key: what the key is looked up and rate-limited by.
+    pub(crate) digest: KeyDigest,
+}
+
+/// Every key of a keys file, checked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Keys {
+    keys: Vec<ApiKey>,
+    /// Position in `keys` by digest.
+    by_digest: HashMap<KeyDigest, usize>,
+}
+
+impl Keys {
+    /// Reads the keys file at `path`. A missing file is `Ok(None)`, unless `must_exist`
+    /// (the user named the file), when it is a usage error.
+    pub fn load(path: &Path, must_exist: bool) -> Result<Option<Keys>> {
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let text = text::decode_utf8(path, &bytes)?;
+                Keys::parse(path, text).map(Some)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Usage(format!(
+                "keys file {} does not exist (make a key with `shiplog keys new --org <org> --name <name> --keys {}`)",
+                path.display(),
+                path.display()
+            ))),
+            Err(source) => Err(Error::Read {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    /// Parses and checks the text of a keys file; every problem is reported.
+    pub fn parse(path: &Path, text: &str) -> Result<Keys> {
+        let file: KeysFile = yaml::parse_typed(path, text)?;
+        let mut problems = Vec::new();
+        let mut keys: Vec<ApiKey> = Vec::new();
+        let mut seen: HashMap<KeyDigest, String> = HashMap::new();
+        for (index, record) in file.keys.unwrap_or_default().into_iter().enumerate() {
+            // Where a field of this item is written (line 1 when there is no `keys:` line
+            // to start from, as when the whole file is one flow mapping).
+            let position = |field: &str| yaml::list_item_key(text, LIST, index, field);
+            let at = |field: &str, message: &str| {
+                let (line, column) = position(field).unwrap_or((1, 1));
+                Problem::new(path, line, column, message)
+            };
+            let Some(key) = check_record(record, &at, &mut problems) else {
+                continue;
+            };
+            if let Some(first) = seen.insert(key.digest, key.name.clone()) {
+                problems.push(Problem::new(
+                    path,
+                    position("sha256").map_or(1, |(line, _)| line),
+                    1,
+                    format!("the same key is listed twice (also as `{first}`)"),
+                ));
+                continue;
+            }
+            keys.push(key);
+        }
+        Error::check(problems)?;
+        let by_digest = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| (key.digest, i))
+            .collect();
+        Ok(Keys { keys, by_digest })
+    }
+
+    /// The keys, in file order.
+    pub fn as_slice(&self) -> &[ApiKey] {
+        &self.keys
+    }
+
+    /// The key whose SHA-256 digest is `digest`: one hash-map look-up, whatever the number
+    /// of keys.
+    pub fn get(&self, digest: &KeyDigest) -> Option<&ApiKey> {
+        self.by_digest.get(digest).map(|&i| &self.keys[i])
+    }
+}
+
+/// Checks one item of the keys file, pushing its problems (`at` places a message at a
+/// field); the key, unless its digest or rate limit cannot be read at all.
+fn check_record(
+    record: KeyRecord,
+    at: &dyn Fn(&str, &str) -> Problem,
+    problems: &mut Vec<Problem>,
+) -> Option<ApiKey> {
+    let name = record.name.trim().to_string();
+    if name.is_empty() || name.chars().any(char::is_control) {
+        problems.push(at("name", "`name` must be a non-empty line of text"));
+    }
+    if let Err(message) = slug::check_org(&record.org) {
+        problems.push(at("org", &format!("`org`: {message}")));
+    }
+    let Some(digest) = parse_digest(&record.sha256) else {
+        problems.push(at(
+            "sha256",
+            "`sha256` must be 64 lowercase hex digits: the SHA-256 of the whole key",
+        ));
+        return None;
+    };
+    let rate = match record.rate_limit_per_minute {
+        None => DEFAULT_RATE_LIMIT_PER_MINUTE,
+        Some(n) => match u32::try_from(n) {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                problems.push(at(
+                    "rate_limit_per_minute",
+                    &format!(
+                        "`rate_limit_per_minute` must be a whole number from 1 to {}",
+                        u32::MAX
+                    ),
+                ));
+                return None;
+            }
+        },
+    };
+    Some(ApiKey {
+        name,
+        org: record.org,
+        rate_limit_per_minute: rate,
+        digest,
+    })
+}
+
+/// 64 lowercase hex digits as bytes.
+fn parse_digest(hex: &str) -> Option<KeyDigest> {
+    let bytes = hex.as_bytes();
+    if bytes.len() != 64 || !bytes.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return None;
+    }
+    let mut digest = [0u8; 32];
+    for (i, pair) in bytes.chunks(2).enumerate() {
+        let text = std::str::from_utf8(pair).ok()?;
+        digest[i] = u8::from_str_radix(text, 16).ok()?;
+    }
+    Some(digest)
+}
+
+/// What `shiplog keys new` made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewKey {
+    /// The key itself: shown once, stored nowhere.
+    pub key: String,
+    /// The keys file the digest was added to.
+    pub keys_file: PathBuf,
+    /// Whether the keys file was created.
+    pub created: bool,
+}
+
+/// What a key of the keys file says: name, org, digest in hex, rate limit. A rewritten file
+/// is checked against these.
+type KeyFields = (String, String, String, u32);
+
+/// Makes a random key for organization `org`, named `name`, and appends its digest to the
+/// keys file at `keys_path` (created if missing). The org must be a folder of `content_dir`.
+pub fn new_key(keys_path: &Path, content_dir: &Path, org: &str, name: &str) -> Result<NewKey> {
+    let name = check_new_key(content_dir, org, name)?;
+    let (existing, created) = match std::fs::read(keys_path) {
+        Ok(bytes) => (text::decode_utf8(keys_path, &bytes)?.to_string(), false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (String::new(), true),
+        Err(source) => {
+            return Err(Error::Read {
+                path: keys_path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let old = Keys::parse(keys_path, &existing)?;
+
+    let key = random_key()?;
+    let digest = hex(&Sha256::digest(key.as_bytes()));
+
+    // What each key of the file should say, to check a rewrite against.
+    let fields = |k: &ApiKey| {
+        (
+            k.name.clone(),
+            k.org.clone(),
+            hex(&k.digest),
+            k.rate_limit_per_minute,
+        )
+    };
+    let wanted: Vec<KeyFields> = old
+        .as_slice()
+        .iter()
+        .map(fields)
+        .chain(std::iter::once((
+            name.to_string(),
+            org.to_string(),
+            digest.clone(),
+            DEFAULT_RATE_LIMIT_PER_MINUTE,
+        )))
+        .collect();
+    let new_text = appended(&existing, name, org, &digest)
+        .into_iter()
+        .find(|candidate| {
+            Keys::parse(keys_path, candidate).is_ok_and(|keys| {
+                let got: Vec<_> = keys.as_slice().iter().map(fields).collect();
+                got == wanted
+            })
+        })
+        .unwrap_or_else(|| rewritten(&wanted));
+    write_replacing(keys_path, new_text.as_bytes())?;
+    Ok(NewKey {
+        key,
+        keys_file: keys_path.to_path_buf(),
+        created,
+    })
+}
+
+/// Checks the org and name given to `shiplog keys new`; the name trimmed.
+fn check_new_key<'n>(content_dir: &Path, org: &str, name: &'n str) -> Result<&'n str> {
+    slug::check_org(org).map_err(Error::Usage)?;
+    if !content_dir.is_dir() {
+        return Err(Error::Usage(format!(
+            "content folder {} does not exist",
+            content_dir.display()
+        )));
+    }
+    if !content_dir.join(org).is_dir() {
+        return Err(Error::Usage(format!(
+            "organization `{org}` is not in the content folder {} (there is no folder {})",
+            content_dir.display(),
+            content_dir.join(org).display()
+        )));
+    }
+    let name = name.trim();
+    if name.is_empty()
+        || name.chars().count() > MAX_NAME_CHARS
+        || name.chars().any(char::is_control)
+    {
+        return Err(Error::Usage(format!(
+            "the key name must be 1 to {MAX_NAME_CHARS} characters of one line of text"
+        )));
+    }
+    Ok(name)
+}
+
+/// A new key: [`KEY_PREFIX`] and [`KEY_BYTES`] from the operating system's random source,
+/// in hex.
+fn random_key() -> Result<String> {
+    let mut random = [0u8; KEY_BYTES];
+    OsRng.try_fill_bytes(&mut random).map_err(|e| Error::Read {
+        path: PathBuf::from("the operating system's random source"),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    Ok(format!("{KEY_PREFIX}{}", hex(&random)))
+}
+/// The comment a new keys file starts with: the file is meant to be committed, so it says
+/// why that is safe and how to add to it.
+const KEYS_FILE_HEADER: &str = "# API keys of shiplog-api. Only SHA-256 digests of the keys are kept here, so this\n# file can be committed. Make a key with `shiplog keys new --org <org> --name <name>`.\n";
+
+/// A YAML double-quoted scalar (JSON strings are valid YAML).
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_string())
+}
+
+/// Ways to append one item to the keys file's text, most faithful first.
+fn appended(existing: &str, name: &str, org: &str, digest: &str) -> Vec<String> {
+    let item = |indent: &str| {
+        format!(
+            "{indent}- name: {}\n{indent}  org: {}\n{indent}  sha256: {}\n",
+            quoted(name),
+            quoted(org),
+            quoted(digest)
+        )
+    };
+    let mut base = existing.to_string();
+    if !base.is_empty() && !base.ends_with('\n') {
+        base.push('\n');
+    }
+    let has_keys_line = base.lines().any(|line| line.starts_with("keys:"));
+    if base.trim().is_empty() {
+        return vec![format!("{KEYS_FILE_HEADER}{base}keys:\n{}", item("  "))];
+    }
+    if !has_keys_line {
+        return vec![format!("{base}keys:\n{}", item("  "))];
+    }
+    // The indentation the existing list items use, if any.
+    let detected = base
+        .lines()
+        .skip_while(|line| !line.starts_with("keys:"))
+        .skip(1)
+        .find(|line| line.trim_start().starts_with("- "))
+        .map(|line| line[..line.len() - line.trim_start().len()].to_string());
+    let mut indents: Vec<String> = detected.into_iter().collect();
+    for indent in ["  ", ""] {
+        if !indents.iter().any(|i| i == indent) {
+            indents.push(indent.to_string());
+        }
+    }
+    indents
+        .iter()
+        .map(|indent| format!("{base}{}", item(indent)))
+        .collect()
+}
+
+/// The whole keys file written anew (when the existing text cannot simply be appended to).
+fn rewritten(keys: &[KeyFields]) -> String {
+    let mut text = format!("{KEYS_FILE_HEADER}keys:\n");
+    for (name, org, digest, rate) in keys {
+        text.push_str(&format!(
+            "  - name: {}\n    org: {}\n    sha256: {}\n",
+            quoted(name),
+            quoted(org),
+            quoted(digest)
+        ));
+        if *rate != DEFAULT_RATE_LIMIT_PER_MINUTE {
+            text.push_str(&format!("    rate_limit_per_minute: {rate}\n"));
+        }
+    }
+    text
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`, so a
+/// reader (the server's file watch) never sees half a file.
+fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
+    let write_error = |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| Error::Usage(format!("keys file {} has no usable name", path.display())))?;
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let temporary = folder.join(format!(".{name}.shiplog-new-{}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temporary)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        if let Ok(metadata) = std::fs::metadata(path) {
+            std::fs::set_permissions(&temporary, metadata.permissions())?;
+        }
+        std::fs::rename(&temporary, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    result.map_err(write_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn digest_of(key: &str) -> String {
+        hex(&Sha256::digest(key.as_bytes()))
+    }
+
+    /// The key of `keys` that `key` is, found by its digest as the server finds it.
+    fn find<'k>(keys: &'k Keys, key: &str) -> Option<&'k ApiKey> {
+        keys.get(&Sha256::digest(key.as_bytes()).into())
+    }
+
+    #[test]
+    fn empty_files_have_no_keys() {
+        for text in ["", "keys:\n", "keys: []\n", "# nothing\n"] {
+            let keys = Keys::parse(Path::new("k.yaml"), text).unwrap();
+            assert!(keys.as_slice().is_empty(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn bad_entries_are_located() {
+        let text = "keys:\n  - name: a\n    org: Acme\n    sha256: ABC\n";
+        let err = Keys::parse(Path::new("k.yaml"), text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("k.yaml:3:10: `org`"), "{err}");
+        assert!(err.contains("k.yaml:4:13: `sha256`"), "{err}");
+        let err = Keys::parse(Path::new("k.yaml"), "keys:\n  - name: a\n    orgg: x\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("k.yaml:"), "{err}");
+        assert!(err.contains("unknown field `orgg`"), "{err}");
+        let dup = format!(
+            "keys:\n  - name: a\n    org: acme\n    sha256: {d}\n  - name: b\n    org: acme\n    sha256: {d}\n",
+            d = digest_of("x")
+        );
+        let err = Keys::parse(Path::new("k.yaml"), &dup)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("k.yaml:7:1: the same key is listed twice"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn appending_keeps_what_is_there() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("acme")).unwrap();
+        let keys_path = dir.path().join("keys.yaml");
+        let first = new_key(&keys_path, dir.path(), "acme", "first").unwrap();
+        assert!(first.created);
+        assert!(first.key.starts_with(KEY_PREFIX));
+        assert_eq!(first.key.len(), KEY_PREFIX.len() + 2 * KEY_BYTES);
+        // A hand-edited file with a comment and items at column 0.
+        let text = std::fs::read_to_string(&keys_path).unwrap();
+        let edited = text.replace("  - name", "- name").replace("    ", "  ") + "# end\n";
+        std::fs::write(&keys_path, &edited).unwrap();
+        let second = new_key(&keys_path, dir.path(), "acme", "second \"quoted\"").unwrap();
+        assert!(!second.created);
+        let text = std::fs::read_to_string(&keys_path).unwrap();
+        assert!(text.starts_with(&edited), "{text}");
+        assert!(!text.contains(&first.key) && !text.contains(&second.key));
+        let keys = Keys::parse(&keys_path, &text).unwrap();
+        assert_eq!(find(&keys, &first.key).unwrap().name, "first");
+        assert_eq!(find(&keys, &second.key).unwrap().name, "second \"quoted\"");
+        // A flow-style list cannot be appended to: the file is written anew.
+        std::fs::write(&keys_path, "keys: []\n").unwrap();
+        let third = new_key(&keys_path, dir.path(), "acme", "third").unwrap();
+        let text = std::fs::read_to_string(&keys_path).unwrap();
+        let keys = Keys::parse(&keys_path, &text).unwrap();
+        assert_eq!(find(&keys, &third.key).unwrap().name, "third");
+    }
+
+    #[test]
+    fn unknown_orgs_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let keys_path = dir.path().join("keys.yaml");
+        for org in ["nope", "Bad Org", "_hidden"] {
+            let err = new_key(&keys_path, dir.path(), org, "n").unwrap_err();
+            assert!(matches!(err, Error::Usage(_)), "{org}: {err}");
+        }
+        assert!(!keys_path.exists());
+    }
+}
