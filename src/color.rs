@@ -6,8 +6,11 @@ use std::fmt;
 /// An opaque sRGB colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Color {
+    /// Red, 0–255.
     pub r: u8,
+    /// Green, 0–255.
     pub g: u8,
+    /// Blue, 0–255.
     pub b: u8,
 }
 

@@ -7,9 +7,13 @@ use std::path::{Path, PathBuf};
 /// One problem found in the input, located in a file (lines and columns start at 1).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Problem {
+    /// The file it is in.
     pub path: PathBuf,
+    /// 1-based (a problem with the whole file is at line 1, column 1).
     pub line: usize,
+    /// 1-based, in characters.
     pub column: usize,
+    /// What is wrong, and how to fix it where that is known.
     pub message: String,
 }
 
@@ -90,14 +94,18 @@ pub enum Error {
     /// Reading a file or folder failed.
     #[error("cannot read {}", path.display())]
     Read {
+        /// The file or folder.
         path: PathBuf,
+        /// Why.
         #[source]
         source: std::io::Error,
     },
     /// Writing the output failed; the previous output is left as it was.
     #[error("cannot write {}", path.display())]
     Write {
+        /// The file or folder.
         path: PathBuf,
+        /// Why.
         #[source]
         source: std::io::Error,
     },
@@ -108,7 +116,9 @@ pub enum Error {
     /// A theme template failed to parse or render.
     #[error("theme template `{name}` failed")]
     Template {
+        /// The template's name.
         name: String,
+        /// Why.
         #[source]
         source: tera::Error,
     },

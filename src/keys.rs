@@ -11,9 +11,9 @@ use rand::TryRngCore;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::slug;
 use crate::digest::hex;
 use crate::error::{Error, Problem, Result};
+use crate::slug;
 use crate::{text, yaml};
 
 /// Requests a key may make per minute when the keys file does not say.

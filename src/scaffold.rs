@@ -15,14 +15,19 @@ use crate::yaml;
 
 /// What `shiplog new` is asked to make.
 pub struct NewEntry<'a> {
+    /// The content folder.
     pub content: &'a Path,
+    /// The org's slug; its folder is made when it is new.
     pub org: &'a str,
+    /// The entry's title; the file is named after it.
     pub title: &'a str,
+    /// The entry's tags.
     pub tags: Vec<String>,
     /// The entry's `date` as the user wrote it; the current time when absent.
     pub date: Option<&'a str>,
     /// Make `<id>/index.md`, a folder that can hold the entry's images, instead of `<id>.md`.
     pub bundle: bool,
+    /// Mark the entry as a draft.
     pub draft: bool,
 }
 

@@ -23,7 +23,7 @@ use arc_swap::ArcSwap;
 use chrono::{DateTime, SecondsFormat, Utc};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use serde::Serialize;
 
@@ -36,15 +36,13 @@ use crate::config::SiteConfig;
 use crate::error::{Error, Result};
 use crate::keys::{ApiKey, Keys};
 pub use crate::server::DEFAULT_MAX_CONNECTIONS;
-use crate::server::{Server, Shutdown};
+use crate::server::{Reply, Server, Shutdown};
 
 /// Path of the health check.
 pub const HEALTH_PATH: &str = "/healthz";
 
 /// The methods both paths answer.
 const ALLOW: &str = "GET, HEAD";
-
-const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
 
 /// How the server is run.
 #[derive(Debug, Clone)]
@@ -94,46 +92,75 @@ impl Default for Settings {
 pub enum Event {
     /// The server accepts connections at `addr`.
     Listening {
+        /// The address bound.
         addr: SocketAddr,
+        /// Organizations in the content.
         orgs: usize,
+        /// Keys the server accepts.
         keys: usize,
     },
     /// One request was answered.
     Request {
+        /// The method, or `other` for a non-standard one.
         method: String,
+        /// The path, or `other` for one the server does not answer.
         path: String,
+        /// The response's status code.
         status: u16,
+        /// How long answering took.
         duration_ms: f64,
         /// The name of the key the request carried, once it was recognized.
         #[serde(skip_serializing_if = "Option::is_none")]
         key: Option<String>,
+        /// The organization that key reads.
         #[serde(skip_serializing_if = "Option::is_none")]
         org: Option<String>,
     },
     /// A new content index is being served.
     ContentReloaded {
+        /// What noticed the change: `watch` or `SIGHUP`.
         trigger: &'static str,
+        /// Organizations in the new index.
         orgs: usize,
+        /// Entries in the new index that are not drafts.
         entries: usize,
         /// The organizations read again (the others had not changed).
         orgs_read: usize,
+        /// How long reading took.
         duration_ms: f64,
     },
     /// A new keys file is in use.
-    KeysReloaded { trigger: &'static str, keys: usize },
+    KeysReloaded {
+        /// What noticed the change: `watch` or `SIGHUP`.
+        trigger: &'static str,
+        /// Keys the server now accepts.
+        keys: usize,
+    },
     /// Re-reading failed; the last good content or keys go on being served. Each problem
     /// reads `path:line:column: message` where it has a place in a file.
     ReloadFailed {
+        /// What noticed the change: `watch` or `SIGHUP`.
         trigger: &'static str,
+        /// `content` or `keys`.
         what: &'static str,
+        /// One line per problem.
         problems: Vec<String>,
     },
     /// Something is off but the server goes on.
-    Warning { message: String },
+    Warning {
+        /// What is off.
+        message: String,
+    },
     /// A signal asked the server to stop: no new connections; requests in flight finish.
-    ShuttingDown { signal: &'static str },
+    ShuttingDown {
+        /// The signal's name.
+        signal: &'static str,
+    },
     /// Every connection is closed.
-    Stopped { drained: bool },
+    Stopped {
+        /// Whether every request in flight was answered before the drain timeout.
+        drained: bool,
+    },
 }
 
 impl Event {
@@ -283,37 +310,24 @@ fn warn_about_keys(keys: &Keys, catalog: &catalog::Catalog, log: &Logger) {
     }
 }
 
-/// A response before the method decides whether it gets a body.
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Bytes,
-    key: Option<String>,
-    org: Option<String>,
+/// A reply, and the key it was made for (named in the log line).
+struct Answered {
+    reply: Reply,
+    /// The key's name and organization, once the key is known.
+    caller: Option<(String, String)>,
 }
 
-impl Reply {
-    fn new(status: StatusCode, body: Bytes) -> Self {
-        Reply {
-            status,
-            headers: HeaderMap::new(),
-            body,
-            key: None,
-            org: None,
+impl From<Reply> for Answered {
+    fn from(reply: Reply) -> Self {
+        Answered {
+            reply,
+            caller: None,
         }
     }
+}
 
-    fn json(status: StatusCode, body: Bytes) -> Self {
-        let mut reply = Reply::new(status, body);
-        reply.headers.insert(header::CONTENT_TYPE, APPLICATION_JSON);
-        reply
-    }
-
-    fn header(&mut self, name: header::HeaderName, value: &str) {
-        if let Ok(value) = HeaderValue::from_str(value) {
-            self.headers.insert(name, value);
-        }
-    }
+fn json(status: StatusCode, body: Bytes) -> Reply {
+    Reply::new(status, "application/json", body)
 }
 
 #[derive(Serialize)]
@@ -341,7 +355,7 @@ fn error(status: StatusCode, code: &str, message: &str, param: Option<&str>) -> 
         },
     })
     .expect("an error of strings always serializes");
-    let mut reply = Reply::json(status, Bytes::from(body));
+    let mut reply = json(status, Bytes::from(body));
     reply.header(header::CACHE_CONTROL, "no-store");
     reply
 }
@@ -349,28 +363,17 @@ fn error(status: StatusCode, code: &str, message: &str, param: Option<&str>) -> 
 /// Answers one request and logs it.
 fn handle(request: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
     let started = Instant::now();
-    let reply = route(&request, shared);
-    let head = request.method() == Method::HEAD;
+    let Answered { reply, caller } = route(&request, shared);
+    let (key, org) = caller.unzip();
     (shared.log)(Event::Request {
         method: logged_method(request.method()).to_string(),
         path: logged_path(request.uri().path()).to_string(),
         status: reply.status.as_u16(),
         duration_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
-        key: reply.key.clone(),
-        org: reply.org.clone(),
+        key,
+        org,
     });
-    let mut response = Response::new(Full::new(Bytes::new()));
-    *response.status_mut() = reply.status;
-    *response.headers_mut() = reply.headers;
-    if reply.status != StatusCode::NOT_MODIFIED {
-        response
-            .headers_mut()
-            .insert(header::CONTENT_LENGTH, HeaderValue::from(reply.body.len()));
-        if !head {
-            *response.body_mut() = Full::new(reply.body);
-        }
-    }
-    response
+    reply.into_response(request.method())
 }
 
 /// The method as logged: a client may send any token as a method, so only the standard
@@ -403,7 +406,7 @@ fn logged_path(path: &str) -> &'static str {
 }
 
 /// Picks the answer: 404 and 405 before anything else.
-fn route(request: &Request<Incoming>, shared: &Shared) -> Reply {
+fn route(request: &Request<Incoming>, shared: &Shared) -> Answered {
     let path = request.uri().path();
     if path != listing::PATH && path != HEALTH_PATH {
         return error(
@@ -414,7 +417,8 @@ fn route(request: &Request<Incoming>, shared: &Shared) -> Reply {
                 listing::PATH
             ),
             None,
-        );
+        )
+        .into();
     }
     if !matches!(*request.method(), Method::GET | Method::HEAD) {
         let mut reply = error(
@@ -424,18 +428,18 @@ fn route(request: &Request<Incoming>, shared: &Shared) -> Reply {
             None,
         );
         reply.header(header::ALLOW, ALLOW);
-        return reply;
+        return reply.into();
     }
     if path == HEALTH_PATH {
-        let mut reply = Reply::json(StatusCode::OK, Bytes::from_static(br#"{"status":"ok"}"#));
+        let mut reply = json(StatusCode::OK, Bytes::from_static(br#"{"status":"ok"}"#));
         reply.header(header::CACHE_CONTROL, "no-store");
-        return reply;
+        return reply.into();
     }
     changelogs(request, shared)
 }
 
 /// `GET /api/v1/changelogs`.
-fn changelogs(request: &Request<Incoming>, shared: &Shared) -> Reply {
+fn changelogs(request: &Request<Incoming>, shared: &Shared) -> Answered {
     let keys = shared.keys.load();
     let key = match auth::bearer(request.headers())
         .and_then(|presented| auth::authenticate(&keys, presented).ok_or(Unauthorized::Unknown))
@@ -455,13 +459,13 @@ fn changelogs(request: &Request<Incoming>, shared: &Shared) -> Reply {
             };
             let mut reply = error(StatusCode::UNAUTHORIZED, code, message, None);
             reply.header(header::WWW_AUTHENTICATE, "Bearer");
-            return reply;
+            return reply.into();
         }
     };
-    let mut reply = answer(request, shared, key);
-    reply.key = Some(key.name.clone());
-    reply.org = Some(key.org.clone());
-    reply
+    Answered {
+        reply: answer(request, shared, key),
+        caller: Some((key.name.clone(), key.org.clone())),
+    }
 }
 
 /// The listing for a recognized key: query, rate, then the page.
@@ -502,9 +506,9 @@ fn answer(request: &Request<Incoming>, shared: &Shared, key: &ApiKey) -> Reply {
         &page.etag,
     );
     let mut reply = if fresh {
-        Reply::new(StatusCode::NOT_MODIFIED, Bytes::new())
+        Reply::empty(StatusCode::NOT_MODIFIED)
     } else {
-        Reply::json(StatusCode::OK, page.body.clone())
+        json(StatusCode::OK, page.body.clone())
     };
     let headers = &mut reply.headers;
     headers.insert(header::ETAG, page.etag.clone());

@@ -21,9 +21,11 @@ pub const RESERVED_IDS: &[&str] = &["page", "tags", "feed.xml", "feed.json", "in
 pub struct Entry {
     /// Unique within the org; safe as a path segment.
     pub id: String,
+    /// One line, not empty.
     pub title: String,
     /// Publication time, in UTC, in whole seconds.
     pub date: DateTime<Utc>,
+    /// Its labels, as written.
     pub tags: Vec<String>,
     /// Short plain-text teaser.
     pub summary: Option<String>,
@@ -41,12 +43,17 @@ pub struct Entry {
 /// the API listing item add `summary` to it, each in its own way.
 #[derive(Serialize)]
 pub struct EntryJson<'a> {
+    /// [`Entry::id`].
     pub id: &'a str,
+    /// [`Entry::url`].
     pub url: &'a str,
+    /// [`Entry::title`].
     pub title: &'a str,
+    /// [`Entry::content_html`].
     pub content_html: &'a str,
     /// `YYYY-MM-DDTHH:MM:SSZ`.
     pub date_published: String,
+    /// [`Entry::tags`].
     pub tags: &'a [String],
 }
 

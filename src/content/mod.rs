@@ -30,9 +30,11 @@ pub struct Index {
 /// One organization: its settings and its entries that are not drafts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Org {
+    /// Its folder's name, a DNS host label.
     pub slug: String,
     /// The org's public address, without a trailing `/`.
     pub url: String,
+    /// Its `_org.yaml`, or the defaults.
     pub settings: OrgSettings,
     /// Entries that are not drafts, `date` descending then `id` ascending; scheduled
     /// entries (dated after some `now`) come first.
@@ -95,9 +97,11 @@ pub struct Scan {
 
 /// One org folder of a [`Scan`]: its settings and the files it holds.
 pub struct OrgFolder {
+    /// Its folder's name, a DNS host label.
     pub slug: String,
     /// The org's public address, without a trailing `/`.
     pub url: String,
+    /// Its `_org.yaml`, or the defaults.
     pub settings: OrgSettings,
     /// Where it is.
     folder: PathBuf,
@@ -236,6 +240,7 @@ impl Scan {
 
 /// One org, parsed and checked.
 pub struct Loaded {
+    /// The org, with its entries.
     pub org: Org,
     /// Things worth fixing that do not stop a build, in no particular order.
     pub warnings: Vec<Problem>,

@@ -22,11 +22,15 @@ pub const KEYS: &[&str] = &[
 /// An organization's settings, with every default filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrgSettings {
+    /// The changelog's title.
     pub title: String,
+    /// One line about the changelog, for the feeds and pages.
     pub description: String,
     /// BCP 47 language tag.
     pub language: String,
+    /// Items per feed, newest first.
     pub feed_limit: usize,
+    /// Entries per HTML page.
     pub page_size: usize,
     /// The theme of the org's pages (the site's unless `_org.yaml` names one).
     pub theme: String,

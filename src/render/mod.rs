@@ -33,12 +33,17 @@ pub struct Listing<'a> {
 
 /// The channel-level fields both feeds share.
 pub struct FeedInfo {
+    /// The feed's title.
     pub title: String,
+    /// The feed's description.
     pub description: String,
+    /// BCP 47 language tag.
     pub language: String,
     /// The address of the listing's first page, without a trailing `/`.
     pub home_page_url: String,
+    /// The address of `feed.xml`.
     pub rss_url: String,
+    /// The address of `feed.json`.
     pub json_url: String,
 }
 

@@ -69,26 +69,40 @@ pub enum Event {
     Built {
         /// `start`, or what noticed the change (`watch`).
         trigger: &'static str,
+        /// Organizations built.
         orgs: usize,
         /// Orgs kept from the build before, unchanged.
         reused: usize,
         /// Published entries across all orgs.
         entries: usize,
+        /// Files of the built tree.
         files: usize,
+        /// How long the build took.
         duration_ms: u128,
     },
     /// A build failed: HTML requests get a page listing the problems until the next build.
     /// Each problem reads `path:line:column: message` where it has a place in a file.
     BuildFailed {
+        /// `start`, or what noticed the change (`watch`).
         trigger: &'static str,
+        /// One line per problem.
         problems: Vec<String>,
     },
     /// Something is off but the server goes on.
-    Warning { message: String },
+    Warning {
+        /// What is off.
+        message: String,
+    },
     /// A signal asked the server to stop: no new connections; requests in flight finish.
-    ShuttingDown { signal: &'static str },
+    ShuttingDown {
+        /// The signal's name.
+        signal: &'static str,
+    },
     /// Every connection is closed (`drained`), or stopping waited long enough.
-    Stopped { drained: bool },
+    Stopped {
+        /// Whether every request in flight was answered in time.
+        drained: bool,
+    },
 }
 
 impl fmt::Display for Event {

@@ -140,7 +140,7 @@ mod tests {
     #[test]
     fn problems_are_escaped() {
         let page = problems(&["a.md:1:2: <script>alert(1)</script> & more".to_string()]);
-        assert!(page.contains("a.md:1:2: &lt;script&gt;alert(1)&lt;&#x2F;script&gt; &amp; more"));
+        assert!(page.contains("a.md:1:2: &lt;script&gt;alert(1)&lt;/script&gt; &amp; more"));
         assert!(!page.contains("<script>alert"));
     }
 }

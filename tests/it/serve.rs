@@ -1,16 +1,14 @@
 //! `shiplog serve` end to end: the real binary on an ephemeral port, in a temporary folder
 //! holding a copy of fixture content, and real sockets that name the host they want.
 
-mod common;
-
 use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::sync::Arc;
 
-use common::{
-    copy_dir, fixture, poll_until, request, spawn_program, wait_with_deadline, write_entry, Logs,
+use crate::support::{
+    copy_tree, fixture, poll_until, request, spawn_program, wait_with_deadline, write_entry, Logs,
     Response, CHANGE_TIMEOUT, START_TIMEOUT,
 };
 
@@ -31,7 +29,7 @@ impl Preview {
     /// after `prepare` has had its way with the folder; waits until it serves.
     fn start(prepare: impl FnOnce(&Path)) -> Preview {
         let dir = tempfile::tempdir().unwrap();
-        copy_dir(&fixture("basic"), &dir.path().join("content"));
+        copy_tree(&fixture("api/basic"), &dir.path().join("content"));
         prepare(dir.path());
         let args: Vec<OsString> = vec!["serve".into(), "--port".into(), "0".into()];
         let (mut child, logs) = spawn_program(env!("CARGO_BIN_EXE_shiplog"), &args, dir.path());

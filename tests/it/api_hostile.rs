@@ -2,15 +2,13 @@
 //! oversized heads, slow heads, thousands of idle connections, long and tricky query
 //! strings, and API keys sent anywhere a client might put one (none may reach the logs).
 
-mod common;
-
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 const KEY: &str = "shl_hostile_acme_0123456789abcdef0123456789abcdef";
@@ -32,7 +30,7 @@ struct Site {
 impl Site {
     fn new() -> Site {
         let dir = tempfile::tempdir().unwrap();
-        copy_dir(&fixture("basic"), &dir.path().join("content"));
+        copy_tree(&fixture("api/basic"), &dir.path().join("content"));
         let keys = keys_yaml(&[TestKey {
             name: "acme-hostile",
             org: "acme",

@@ -2,11 +2,9 @@
 //! feeds, theme selection and fallback, the accent colour, and what the pages carry for
 //! embedding (the optional inline script, scrollable wide blocks).
 
-mod support;
-
 use std::path::Path;
 
-use support::{copy_tree, files_under, fixture, item_ids, shiplog, Build, NOW};
+use crate::support::{copy_tree, files_under, fixture, item_ids, shiplog, Build, NOW};
 
 /// Runs `shiplog generate` in `dir` (which holds `content/`) and returns its output.
 fn generate_in(dir: &Path, extra: &[&str]) -> std::process::Output {

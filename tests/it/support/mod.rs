@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests: fixture folders, running the real `shiplog`
-//! binary, and reading what it wrote.
-#![allow(dead_code)] // each test crate uses a different part of this module
+//! binary, and reading what it wrote; [`server`] runs the servers.
+
+mod server;
+
+pub use server::*;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -112,10 +115,6 @@ impl Build {
             .map(|e| e.to_string())
             .collect();
         assert!(errors.is_empty(), "{relative}: {errors:?}");
-    }
-
-    pub fn stderr(&self) -> String {
-        String::from_utf8_lossy(&self.output.stderr).into_owned()
     }
 }
 

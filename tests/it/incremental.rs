@@ -1,13 +1,11 @@
 //! Rebuilding into the same output folder: only what changed is parsed, rendered and
 //! written, and the result is always byte-identical to a cold build of the same content.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use support::{copy_tree, files_under, fixture, shiplog, NOW};
+use crate::support::{copy_tree, files_under, fixture, shiplog, NOW};
 
 /// A site folder a test changes between builds: `content/` from the `incremental`
 /// fixture, built into `public/`.

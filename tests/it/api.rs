@@ -1,14 +1,12 @@
 //! `shiplog-api` end to end: the real binary on an ephemeral port, real sockets, fixture
 //! content under `tests/fixtures/api/`.
 
-mod common;
-
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use chrono::{SecondsFormat, Utc};
-use common::*;
 use serde_json::{json, Value};
 
 const ACME: &str = "shl_test_acme_0123456789abcdef";
@@ -30,7 +28,7 @@ impl Site {
         let dir = tempfile::tempdir().unwrap();
         let content = dir.path().join("content");
         match fixture_name {
-            Some(name) => copy_dir(&fixture(name), &content),
+            Some(name) => copy_tree(&fixture(&format!("api/{name}")), &content),
             None => std::fs::create_dir_all(&content).unwrap(),
         }
         let site = Site { dir };
@@ -1307,7 +1305,7 @@ fn bad_content_or_keys_stop_the_start() {
         ]
     };
 
-    let failed = run_api_expecting_exit(&with(&fixture("broken"), &keys), dir.path());
+    let failed = run_api_expecting_exit(&with(&fixture("api/broken"), &keys), dir.path());
     assert_eq!(failed.status.code(), Some(1), "{}", failed.stderr);
     assert!(
         failed
@@ -1331,7 +1329,7 @@ fn bad_content_or_keys_stop_the_start() {
         "keys:\n  - name: a\n    org: acme\n    sha256: abcd\n    rate_limit_per_minute: 0\n",
     )
     .unwrap();
-    let failed = run_api_expecting_exit(&with(&fixture("basic"), &bad_keys), dir.path());
+    let failed = run_api_expecting_exit(&with(&fixture("api/basic"), &bad_keys), dir.path());
     assert_eq!(failed.status.code(), Some(1), "{}", failed.stderr);
     assert!(
         failed.stderr.contains("bad-keys.yaml:4:13: `sha256`"),
@@ -1340,11 +1338,11 @@ fn bad_content_or_keys_stop_the_start() {
     );
 
     for args in [
-        with(&fixture("basic"), &dir.path().join("missing.yaml")),
+        with(&fixture("api/basic"), &dir.path().join("missing.yaml")),
         with(&dir.path().join("no-content"), &keys),
         vec![
             "--content".into(),
-            fixture("basic").into(),
+            fixture("api/basic").into(),
             "--keys".into(),
             keys.clone().into(),
             "--listen".into(),
@@ -1352,7 +1350,7 @@ fn bad_content_or_keys_stop_the_start() {
         ],
         vec![
             "--content".into(),
-            fixture("basic").into(),
+            fixture("api/basic").into(),
             "--config".into(),
             dir.path().join("missing-config.yaml").into(),
             "--listen".into(),
@@ -1365,7 +1363,10 @@ fn bad_content_or_keys_stop_the_start() {
     }
 
     // The default keys file may be missing: the server starts, and every key is unknown.
-    let server = Server::start(&["--content".into(), fixture("basic").into()], dir.path());
+    let server = Server::start(
+        &["--content".into(), fixture("api/basic").into()],
+        dir.path(),
+    );
     assert_eq!(server.get("/healthz", None).status, 200);
     assert_eq!(server.get(LISTING, Some(ACME)).status, 401);
 }

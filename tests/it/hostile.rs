@@ -16,9 +16,6 @@
 //! pipes, unreadable files, names that are not UTF-8) are made by [`make`] into the temporary
 //! copy of the case folder before the build.
 
-mod common;
-mod support;
-
 use std::fs;
 use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
 use std::path::Path;
@@ -27,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use support::{copy_tree, files_under, fixture, NOW};
+use crate::support::{copy_tree, files_under, fixture, NOW};
 
 /// A build that takes longer than this is a hang (the slowest case, the 10 MB entry, takes a
 /// few seconds in a debug build on a busy machine).
@@ -265,7 +262,7 @@ fn run_case(name: &str) -> Result<(), String> {
         .stderr(fs::File::create(&stderr_path).expect("stderr file"))
         .spawn()
         .expect("the shiplog binary runs");
-    let Some(status) = common::wait_with_deadline(&mut child, BUILD_DEADLINE) else {
+    let Some(status) = crate::support::wait_with_deadline(&mut child, BUILD_DEADLINE) else {
         child.kill().ok();
         child.wait().ok();
         return Err(format!("no answer in {BUILD_DEADLINE:?}: it hangs"));

@@ -3,12 +3,10 @@
 //! HTTP/1.1 client.
 //! Every wait has a deadline; nothing sleeps and hopes.
 
-#![allow(dead_code)]
-
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -19,27 +17,6 @@ use sha2::{Digest, Sha256};
 pub const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a change may take to show.
 pub const CHANGE_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// The fixture folder `tests/fixtures/api/<name>`.
-pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/api")
-        .join(name)
-}
-
-/// Copies a folder tree.
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for item in std::fs::read_dir(from).unwrap() {
-        let item = item.unwrap();
-        let target = to.join(item.file_name());
-        if item.file_type().unwrap().is_dir() {
-            copy_dir(&item.path(), &target);
-        } else {
-            std::fs::copy(item.path(), &target).unwrap();
-        }
-    }
-}
 
 /// Lowercase hex SHA-256 of a key.
 pub fn digest(key: &str) -> String {
@@ -350,16 +327,6 @@ impl Response {
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, v)| v.as_str())
-    }
-
-    /// Every value of header `name`.
-    pub fn header_all(&self, name: &str) -> Vec<&str> {
-        let name = name.to_ascii_lowercase();
-        self.headers
-            .iter()
-            .filter(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
-            .collect()
     }
 
     /// The body as JSON.

@@ -1,9 +1,7 @@
 //! `shiplog generate` on fixture content folders: outputs, order, states, pagination, links,
 //! determinism and atomicity (SPEC sections 2 and 3).
 
-mod support;
-
-use support::{copy_tree, files_under, fixture, item_ids, shiplog, Build, NOW};
+use crate::support::{copy_tree, files_under, fixture, item_ids, shiplog, Build, NOW};
 
 #[test]
 fn entries_are_ordered_by_date_then_id_and_dates_are_utc() {

@@ -1,9 +1,7 @@
 //! The authoring workflow: `new`, `check`, entry bundles and their files, `_headers`, and
 //! the CLI's manners (SPEC section 3 plus the authoring issue).
 
-mod support;
-
-use support::{fixture, shiplog, Build, NOW};
+use crate::support::{fixture, shiplog, Build, NOW};
 
 fn stdout(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -96,7 +94,7 @@ fn check_speaks_github_annotations() {
 #[test]
 fn check_writes_nothing() {
     let work = tempfile::tempdir().unwrap();
-    support::copy_tree(&fixture("states/content"), &work.path().join("content"));
+    crate::support::copy_tree(&fixture("states/content"), &work.path().join("content"));
     let output = shiplog(work.path(), &["check"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let names: Vec<_> = std::fs::read_dir(work.path())
