@@ -3,7 +3,6 @@
 //! `shiplog keys new`.
 
 use std::collections::HashMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use rand::rngs::OsRng;
@@ -13,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::digest::hex;
 use crate::error::{Error, Problem, Result};
-use crate::slug;
+use crate::{atomic, slug};
 use crate::{text, yaml};
 
 /// Requests a key may make per minute when the keys file does not say.
@@ -266,7 +265,7 @@ pub fn new_key(keys_path: &Path, content_dir: &Path, org: &str, name: &str) -> R
             })
         })
         .unwrap_or_else(|| rewritten(&wanted));
-    write_replacing(keys_path, new_text.as_bytes())?;
+    atomic::replace_durably(keys_path, new_text.as_bytes())?;
     Ok(NewKey {
         key,
         keys_file: keys_path.to_path_buf(),
@@ -376,37 +375,6 @@ fn rewritten(keys: &[KeyFields]) -> String {
         }
     }
     text
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`, so a
-/// reader (the server's file watch) never sees half a file.
-fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
-    let write_error = |source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| Error::Usage(format!("keys file {} has no usable name", path.display())))?;
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let temporary = folder.join(format!(".{name}.shiplog-new-{}", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        if let Ok(metadata) = std::fs::metadata(path) {
-            std::fs::set_permissions(&temporary, metadata.permissions())?;
-        }
-        std::fs::rename(&temporary, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    result.map_err(write_error)
 }
 
 #[cfg(test)]

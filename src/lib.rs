@@ -6,6 +6,7 @@
 //! modules.
 
 pub mod api;
+mod atomic;
 pub mod build;
 pub mod color;
 pub mod config;

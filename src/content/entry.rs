@@ -8,7 +8,8 @@ use url::Url;
 
 use super::{front_matter, markdown};
 use crate::error::Problem;
-use crate::{text, yaml};
+use crate::text;
+use crate::yaml::{self, Mapping};
 
 /// The front-matter keys an entry may have.
 pub const KEYS: &[&str] = &["title", "date", "tags", "id", "draft", "summary"];
@@ -100,126 +101,23 @@ pub fn parse(
     let text = text::decode_utf8(path, bytes).map_err(|p| vec![p])?;
     let split = front_matter::split(text).map_err(|message| vec![Problem::file(path, message)])?;
     let map = yaml::parse_mapping(path, split.yaml, split.yaml_line).map_err(|p| vec![p])?;
-
-    let mut problems = Vec::new();
-    map.reject_unknown_keys(KEYS, &mut problems);
-
-    let title = map.string("title", &mut problems);
-    match &title {
-        None if map.get("title").is_none() => {
-            problems.push(map.problem_at_start("missing required key `title`"))
-        }
-        Some(title) => {
-            if let Err(message) = check_line_text("title", title) {
-                problems.push(map.problem(map.get("title").expect("title was read"), message));
-            }
-        }
-        None => {}
-    }
-
-    let date = match map.get("date") {
-        None => {
-            problems.push(map.problem_at_start(
-                "missing required key `date` (like `date: 2026-11-01` or `date: 2026-11-01T09:00:00Z`)",
-            ));
-            None
-        }
-        Some(field) => match field.value.as_str().map(parse_date) {
-            Some(Ok(date)) => Some(date),
-            Some(Err(message)) => {
-                problems.push(map.problem(field, message));
-                None
-            }
-            None => {
-                problems.push(map.problem(
-                    field,
-                    "`date` must be an RFC 3339 date-time or a YYYY-MM-DD date",
-                ));
-                None
-            }
-        },
-    };
-
-    let tags = map.string_list("tags", &mut problems).unwrap_or_default();
-    if let Some(field) = map.get("tags") {
-        for tag in &tags {
-            if let Err(message) = check_line_text("a tag", tag) {
-                problems.push(map.problem(field, message));
-            }
-        }
-    }
-
-    let id = match map.string("id", &mut problems) {
-        Some(id) => {
-            if let Err(message) = check_id(&id) {
-                problems.push(map.problem(map.get("id").expect("id was read"), message));
-            }
-            id
-        }
-        None => {
-            if let Err(message) = check_id(default_id) {
-                problems.push(Problem::file(
-                    path,
-                    format!(
-                        "{message} (the id comes from the file name; rename the file or set `id:`)"
-                    ),
-                ));
-            }
-            default_id.to_string()
-        }
-    };
-
-    let draft = map.bool("draft", &mut problems).unwrap_or(false);
-    let summary = map
-        .string("summary", &mut problems)
-        .filter(|summary| !summary.trim().is_empty());
-    if let (Some(summary), Some(field)) = (&summary, map.get("summary")) {
-        if summary
-            .chars()
-            .any(|c| c.is_control() && c != '\n' && c != '\t')
-        {
-            problems.push(map.problem(field, "`summary` must not hold control characters"));
-        }
-    }
-
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    let (Some(title), Some(date)) = (title, date) else {
-        return Err(vec![map.problem_at_start("entry is incomplete")]);
-    };
-    let url = format!("{org_url}/changelog/{id}/");
+    let fields = Fields::read(&map, path, default_id)?;
+    let url = format!("{org_url}/changelog/{}/", fields.id);
     let base = Url::parse(&url).map_err(|e| {
         vec![Problem::file(
             path,
             format!("entry URL `{url}` is not valid: {e}"),
         )]
     })?;
-    let mut warnings = Vec::new();
-    if tags.is_empty() && !draft {
-        warnings.push(map.problem_at_start(
-            "the entry has no tags; tags let readers follow only what matters to them",
-        ));
-    }
-    if let Some(field) = map
-        .get("title")
-        .filter(|_| title.chars().count() > LONG_TITLE)
-    {
-        warnings.push(map.problem(
-            field,
-            format!(
-                "the title is longer than {LONG_TITLE} characters; put the details in the text"
-            ),
-        ));
-    }
+    let warnings = fields.warnings(&map);
     let body_start = text.len() - split.body.len();
-    let rendered = if draft {
+    let rendered = if fields.draft {
         markdown::Rendered {
             html: String::new(),
             local_links: Vec::new(),
         }
     } else {
-        markdown::render(split.body, &base, &id).map_err(|deep| {
+        markdown::render(split.body, &base, &fields.id).map_err(|deep| {
             let (line, column) = text::position(text, body_start + deep.offset);
             vec![Problem::new(
                 path,
@@ -240,24 +138,165 @@ pub fn parse(
             (url, Problem::new(path, line, column, ""))
         })
         .collect();
-    let content_html = rendered.html;
     let entry = Entry {
-        content_html,
-        id,
-        title: title.trim().to_string(),
-        date,
-        tags,
-        summary,
+        content_html: rendered.html,
+        id: fields.id,
+        title: fields.title.trim().to_string(),
+        date: fields.date,
+        tags: fields.tags,
+        summary: fields.summary,
         url,
         source: path.to_path_buf(),
         assets: Vec::new(),
     };
     Ok(Parsed {
         entry,
-        draft,
+        draft: fields.draft,
         warnings,
         local_links,
     })
+}
+
+/// The front matter of an entry, checked.
+struct Fields {
+    title: String,
+    date: DateTime<Utc>,
+    tags: Vec<String>,
+    id: String,
+    draft: bool,
+    summary: Option<String>,
+}
+
+impl Fields {
+    /// Reads and checks every key of `map`; all problems are returned together.
+    fn read(map: &Mapping<'_>, path: &Path, default_id: &str) -> Result<Fields, Vec<Problem>> {
+        let mut problems = Vec::new();
+        map.reject_unknown_keys(KEYS, &mut problems);
+        let title = read_title(map, &mut problems);
+        let date = read_date(map, &mut problems);
+        let tags = read_tags(map, &mut problems);
+        let id = read_id(map, path, default_id, &mut problems);
+        let draft = map.bool("draft", &mut problems).unwrap_or(false);
+        let summary = read_summary(map, &mut problems);
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        let (Some(title), Some(date)) = (title, date) else {
+            return Err(vec![map.problem_at_start("entry is incomplete")]);
+        };
+        Ok(Fields {
+            title,
+            date,
+            tags,
+            id,
+            draft,
+            summary,
+        })
+    }
+
+    /// What is worth fixing but does not stop a build: no tags, a very long title.
+    fn warnings(&self, map: &Mapping<'_>) -> Vec<Problem> {
+        let mut warnings = Vec::new();
+        if self.tags.is_empty() && !self.draft {
+            warnings.push(map.problem_at_start(
+                "the entry has no tags; tags let readers follow only what matters to them",
+            ));
+        }
+        if let Some(field) = map
+            .get("title")
+            .filter(|_| self.title.chars().count() > LONG_TITLE)
+        {
+            warnings.push(map.problem(
+                field,
+                format!(
+                    "the title is longer than {LONG_TITLE} characters; put the details in the text"
+                ),
+            ));
+        }
+        warnings
+    }
+}
+
+fn read_title(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<String> {
+    let title = map.string("title", problems);
+    match &title {
+        None if map.get("title").is_none() => {
+            problems.push(map.problem_at_start("missing required key `title`"))
+        }
+        Some(title) => {
+            if let Err(message) = check_line_text("title", title) {
+                problems.push(map.problem(map.get("title").expect("title was read"), message));
+            }
+        }
+        None => {}
+    }
+    title
+}
+
+fn read_date(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<DateTime<Utc>> {
+    let Some(field) = map.get("date") else {
+        problems.push(map.problem_at_start(
+            "missing required key `date` (like `date: 2026-11-01` or `date: 2026-11-01T09:00:00Z`)",
+        ));
+        return None;
+    };
+    let message = match field.value.as_str().map(parse_date) {
+        Some(Ok(date)) => return Some(date),
+        Some(Err(message)) => message,
+        None => "`date` must be an RFC 3339 date-time or a YYYY-MM-DD date".to_string(),
+    };
+    problems.push(map.problem(field, message));
+    None
+}
+
+fn read_tags(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Vec<String> {
+    let tags = map.string_list("tags", problems).unwrap_or_default();
+    if let Some(field) = map.get("tags") {
+        for tag in &tags {
+            if let Err(message) = check_line_text("a tag", tag) {
+                problems.push(map.problem(field, message));
+            }
+        }
+    }
+    tags
+}
+
+/// The `id`, or `default_id` (from the file name) when there is none.
+fn read_id(
+    map: &Mapping<'_>,
+    path: &Path,
+    default_id: &str,
+    problems: &mut Vec<Problem>,
+) -> String {
+    if let Some(id) = map.string("id", problems) {
+        if let Err(message) = check_id(&id) {
+            problems.push(map.problem(map.get("id").expect("id was read"), message));
+        }
+        return id;
+    }
+    if let Err(message) = check_id(default_id) {
+        problems.push(Problem::file(
+            path,
+            format!("{message} (the id comes from the file name; rename the file or set `id:`)"),
+        ));
+    }
+    default_id.to_string()
+}
+
+/// The `summary`, left out when blank.
+fn read_summary(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<String> {
+    let summary = map
+        .string("summary", problems)
+        .filter(|summary| !summary.trim().is_empty());
+    if let (Some(summary), Some(field)) = (&summary, map.get("summary")) {
+        if summary
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t')
+        {
+            problems.push(map.problem(field, "`summary` must not hold control characters"));
+        }
+    }
+    summary
 }
 
 /// Parses an RFC 3339 date-time (any offset) or a `YYYY-MM-DD` date (00:00 UTC).

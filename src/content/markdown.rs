@@ -191,16 +191,7 @@ impl<'a> Transform<'a> {
                 }));
             }
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
-                self.in_code_block = true;
-                // pulldown-cmark writes the info string's first word as `language-<word>`.
-                let language = info.split(' ').next().unwrap_or_default();
-                let info = if is_code_language(language) {
-                    info
-                } else {
-                    CowStr::Borrowed("")
-                };
-                self.events
-                    .push(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))));
+                self.fenced_code(info);
             }
             Event::Start(Tag::CodeBlock(_)) => {
                 self.in_code_block = true;
@@ -225,26 +216,46 @@ impl<'a> Transform<'a> {
                     "<input type=\"checkbox\" disabled=\"\"{checked} aria-label=\"Task\"> "
                 ))));
             }
-            Event::FootnoteReference(label) => {
-                let (name, number) = self.footnotes.name(&label);
-                let mut html = String::from("<sup class=\"footnote-reference\"><a href=\"");
-                push_attribute(&mut html, self.entry_url.as_str());
-                html.push('#');
-                push_attribute(&mut html, &name);
-                html.push_str(&format!("\" {REL}>{number}</a></sup>"));
-                self.events.push(Event::InlineHtml(CowStr::from(html)));
-            }
-            Event::Start(Tag::FootnoteDefinition(label)) => {
-                let (name, number) = self.footnotes.name(&label);
-                let mut html = String::from("\n<div class=\"footnote-definition\" id=\"");
-                push_attribute(&mut html, &name);
-                html.push_str(&format!(
-                    "\"><sup class=\"footnote-definition-label\">{number}</sup>"
-                ));
-                self.events.push(Event::Html(CowStr::from(html)));
-            }
+            Event::FootnoteReference(label) => self.footnote_reference(&label),
+            Event::Start(Tag::FootnoteDefinition(label)) => self.footnote_definition(&label),
             other => self.events.push(other),
         }
+    }
+
+    /// The start of a fenced code block: its info string is kept only when its first word
+    /// may be a class (pulldown-cmark writes it as `language-<word>`).
+    fn fenced_code(&mut self, info: CowStr<'a>) {
+        self.in_code_block = true;
+        let language = info.split(' ').next().unwrap_or_default();
+        let info = if is_code_language(language) {
+            info
+        } else {
+            CowStr::Borrowed("")
+        };
+        self.events
+            .push(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))));
+    }
+
+    /// A footnote's number in the text, linking to the note on the entry's own page.
+    fn footnote_reference(&mut self, label: &str) {
+        let (name, number) = self.footnotes.name(label);
+        let mut html = String::from("<sup class=\"footnote-reference\"><a href=\"");
+        push_attribute(&mut html, self.entry_url.as_str());
+        html.push('#');
+        push_attribute(&mut html, &name);
+        html.push_str(&format!("\" {REL}>{number}</a></sup>"));
+        self.events.push(Event::InlineHtml(CowStr::from(html)));
+    }
+
+    /// The start of a footnote's text, with its number.
+    fn footnote_definition(&mut self, label: &str) {
+        let (name, number) = self.footnotes.name(label);
+        let mut html = String::from("\n<div class=\"footnote-definition\" id=\"");
+        push_attribute(&mut html, &name);
+        html.push_str(&format!(
+            "\"><sup class=\"footnote-definition-label\">{number}</sup>"
+        ));
+        self.events.push(Event::Html(CowStr::from(html)));
     }
 
     /// An event inside an image, whose text pulldown-cmark writes as the `alt` attribute.

@@ -514,19 +514,7 @@ fn org_files(
         let item = match item {
             Ok(item) => item,
             Err(e) => {
-                let path = e.path().unwrap_or(folder).to_path_buf();
-                let message = match e.loop_ancestor() {
-                    Some(ancestor) => format!("symbolic link loop back to {}", ancestor.display()),
-                    None if path.is_symlink() && !path.exists() => {
-                        "symbolic link leads to nothing: its target is missing or loops".to_string()
-                    }
-                    None => format!(
-                        "cannot read: {}",
-                        e.io_error()
-                            .map_or_else(|| e.to_string(), ToString::to_string)
-                    ),
-                };
-                problems.push(Problem::file(&path, message));
+                problems.push(walk_problem(&e, folder));
                 continue;
             }
         };
@@ -574,6 +562,23 @@ fn org_files(
         }
     }
     (files, assets)
+}
+
+/// What went wrong walking an org folder (in `folder`), located at the file it happened at.
+fn walk_problem(e: &walkdir::Error, folder: &Path) -> Problem {
+    let path = e.path().unwrap_or(folder).to_path_buf();
+    let message = match e.loop_ancestor() {
+        Some(ancestor) => format!("symbolic link loop back to {}", ancestor.display()),
+        None if path.is_symlink() && !path.exists() => {
+            "symbolic link leads to nothing: its target is missing or loops".to_string()
+        }
+        None => format!(
+            "cannot read: {}",
+            e.io_error()
+                .map_or_else(|| e.to_string(), ToString::to_string)
+        ),
+    };
+    Problem::file(&path, message)
 }
 
 /// An asset may not take the place of a generated file (an entry's page, a feed, a page).

@@ -5,7 +5,8 @@ use std::path::Path;
 use crate::color::Color;
 use crate::config::SiteConfig;
 use crate::error::Problem;
-use crate::{text, yaml};
+use crate::text;
+use crate::yaml::{self, Mapping};
 
 /// The keys `_org.yaml` may have.
 pub const KEYS: &[&str] = &[
@@ -84,28 +85,23 @@ impl OrgSettings {
                 .positive_integer("page_size", &mut problems)
                 .unwrap_or(defaults.page_size),
             theme: map.string("theme", &mut problems).unwrap_or(defaults.theme),
-            accent_color: match map.get("accent_color") {
-                Some(field) if field.value.is_null() => {
-                    problems.push(map.problem(
-                        field,
-                        "`accent_color` is empty: put the colour in quotes, like `accent_color: \"#6e56cf\"` (an unquoted # starts a YAML comment)",
-                    ));
-                    None
-                }
-                _ => map
-                    .string("accent_color", &mut problems)
-                    .and_then(|text| Color::parse_hex(text.trim())),
-            },
+            accent_color: read_accent_color(&map, &mut problems),
             embed_origins: map
                 .string_list("embed_origins", &mut problems)
                 .unwrap_or_default(),
         };
+        settings.check(&map, site, &mut problems);
+        if problems.is_empty() {
+            Ok(settings)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// Checks the values read from `map` that have rules of their own.
+    fn check(&self, map: &Mapping<'_>, site: &SiteConfig, problems: &mut Vec<Problem>) {
         if let Some(field) = map.get("embed_origins") {
-            for origin in settings
-                .embed_origins
-                .iter()
-                .filter(|o| !is_embed_origin(o))
-            {
+            for origin in self.embed_origins.iter().filter(|o| !is_embed_origin(o)) {
                 problems.push(map.problem(
                     field,
                     format!("`{origin}` is not an origin: use `*`, `'self'` or an address like `https://www.example.com`"),
@@ -128,7 +124,7 @@ impl OrgSettings {
             }
         }
         if let Some(field) = map.get("language") {
-            if !is_language_tag(&settings.language) {
+            if !is_language_tag(&self.language) {
                 problems.push(map.problem(
                     field,
                     "`language` must be a BCP 47 tag like `en`, `de` or `pt-BR`",
@@ -136,23 +132,35 @@ impl OrgSettings {
             }
         }
         if let Some(field) = map.get("theme") {
-            if let Err(message) = site.check_theme(&settings.theme) {
+            if let Err(message) = site.check_theme(&self.theme) {
                 problems.push(map.problem(field, message));
             }
         }
         if let Some(field) = map.get("accent_color") {
-            if field.value.is_string() && settings.accent_color.is_none() {
+            if field.value.is_string() && self.accent_color.is_none() {
                 problems.push(map.problem(
                     field,
                     "`accent_color` must be a colour like \"#6e56cf\" or \"#f60\"",
                 ));
             }
         }
-        if problems.is_empty() {
-            Ok(settings)
-        } else {
-            Err(problems)
+    }
+}
+
+/// `accent_color`, when it is a colour; an empty one is a problem (an unquoted `#` starts a
+/// YAML comment), one that is not a colour is found by [`OrgSettings::check`].
+fn read_accent_color(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<Color> {
+    match map.get("accent_color") {
+        Some(field) if field.value.is_null() => {
+            problems.push(map.problem(
+                field,
+                "`accent_color` is empty: put the colour in quotes, like `accent_color: \"#6e56cf\"` (an unquoted # starts a YAML comment)",
+            ));
+            None
         }
+        _ => map
+            .string("accent_color", problems)
+            .and_then(|text| Color::parse_hex(text.trim())),
     }
 }
 

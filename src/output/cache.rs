@@ -28,10 +28,11 @@ use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::atomic;
 use crate::config::SiteConfig;
 use crate::content::{Org, OrgFolder};
 use crate::digest;
-use crate::error::{Error, Result};
+use crate::error::{write_error, Result};
 use crate::render::{OutputFile, Theme};
 
 /// The build cache of one output folder.
@@ -132,18 +133,9 @@ impl Manifest {
     /// sees half), first stamping the output folder of each org that has no stamp yet.
     pub fn write(mut self, path: &Path, output: &Path) -> Result<()> {
         self.stamp_outputs(output);
-        let temporary = path.with_extension(format!("tmp-{}", std::process::id()));
-        let written = serde_json::to_vec(&self)
-            .map_err(std::io::Error::from)
-            .and_then(|bytes| std::fs::write(&temporary, bytes))
-            .and_then(|()| std::fs::rename(&temporary, path));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&temporary);
-        }
-        written.map_err(|source| Error::Write {
-            path: path.to_path_buf(),
-            source,
-        })
+        let bytes =
+            serde_json::to_vec(&self).map_err(|e| write_error(path)(std::io::Error::from(e)))?;
+        atomic::replace(path, &bytes)
     }
 
     /// Stamps the output folder in `output` of each org that has no stamp yet.

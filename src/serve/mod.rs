@@ -25,10 +25,13 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 use chrono::Utc;
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response};
 
 use crate::build::{Build, Mode, Report, Sources};
 use crate::config::THEMES_FOLDER;
-use crate::error::{Error, Result};
+use crate::error::{write_error, Error, Result};
 use crate::server::{Server, Shutdown, DEFAULT_MAX_CONNECTIONS};
 use crate::watch::{Target, Watch};
 
@@ -184,10 +187,7 @@ async fn serve(settings: Settings, log: Logger) -> Result<()> {
     let scratch = tempfile::Builder::new()
         .prefix("shiplog-serve-")
         .tempdir()
-        .map_err(|source| Error::Write {
-            path: std::env::temp_dir(),
-            source,
-        })?;
+        .map_err(write_error(&std::env::temp_dir()))?;
     let builder = Arc::new(Builder {
         port: addr.port(),
         scratch: scratch.path().to_path_buf(),
@@ -216,19 +216,7 @@ async fn serve(settings: Settings, log: Logger) -> Result<()> {
     log(Event::Listening {
         addr,
         url: format!("http://localhost:{}", addr.port()),
-        changelogs: shared
-            .state
-            .load()
-            .site
-            .as_ref()
-            .map(|site| {
-                site.report
-                    .orgs
-                    .iter()
-                    .map(|org| pages::changelog_url(&org.slug, addr.port()))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        changelogs: shared.changelog_urls(),
     });
     let rebuilder = tokio::spawn(rebuild_on_change(
         watch,
@@ -242,15 +230,7 @@ async fn serve(settings: Settings, log: Logger) -> Result<()> {
     let stopping = server
         .serve(
             &mut shutdown,
-            move |request| {
-                let shared = shared.clone();
-                // Answering reads files: off the threads that drive the connections.
-                async move {
-                    tokio::task::spawn_blocking(move || routes::handle(request, &shared))
-                        .await
-                        .unwrap_or_else(|_| routes::failed())
-                }
-            },
+            move |request| answer(request, shared.clone()),
             &warn,
         )
         .await;
@@ -261,6 +241,14 @@ async fn serve(settings: Settings, log: Logger) -> Result<()> {
     let drained = stopping.drain(&mut shutdown, DRAIN_TIMEOUT).await;
     log(Event::Stopped { drained });
     Ok(())
+}
+
+/// Answers `request` from the latest build. Answering reads files: it runs off the threads
+/// that drive the connections.
+async fn answer(request: Request<Incoming>, shared: Arc<Shared>) -> Response<Full<Bytes>> {
+    tokio::task::spawn_blocking(move || routes::handle(request, &shared))
+        .await
+        .unwrap_or_else(|_| routes::failed())
 }
 
 /// What the rebuilds watch.
@@ -422,4 +410,19 @@ struct Shared {
     state: ArcSwap<State>,
     /// The port the pages' addresses use.
     port: u16,
+}
+
+impl Shared {
+    /// The address of each organization's changelog in the latest good build.
+    fn changelog_urls(&self) -> Vec<String> {
+        let state = self.state.load();
+        let Some(site) = &state.site else {
+            return Vec::new();
+        };
+        site.report
+            .orgs
+            .iter()
+            .map(|org| pages::changelog_url(&org.slug, self.port))
+            .collect()
+    }
 }

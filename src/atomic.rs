@@ -1,0 +1,67 @@
+//! Replacing a file whole: a reader (a file watch, another build) sees the old bytes or the
+//! new ones, never half of them.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::{write_error, Result};
+
+/// Replaces `path` with `bytes`, flushed to disk first: for a file that holds what a person
+/// wrote (the keys file), which a crash must not leave empty.
+pub fn replace_durably(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_then_rename(path, bytes, true)
+}
+
+/// Replaces `path` with `bytes` without waiting for the disk: for a file that can be made
+/// again (the build cache), where a flush would cost every build a journal commit.
+pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_then_rename(path, bytes, false)
+}
+
+/// Writes `bytes` to a temporary file beside `path` (with the permissions of the file it
+/// replaces), then renames it over `path`. On failure `path` is left as it was and the
+/// temporary file is removed.
+fn write_then_rename(path: &Path, bytes: &[u8], durable: bool) -> Result<()> {
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::Builder::new()
+        .prefix(".shiplog-new-")
+        .tempfile_in(folder)
+        .map_err(write_error(path))?;
+    file.write_all(bytes).map_err(write_error(path))?;
+    if durable {
+        file.as_file().sync_all().map_err(write_error(path))?;
+    }
+    if let Ok(metadata) = std::fs::metadata(path) {
+        file.as_file()
+            .set_permissions(metadata.permissions())
+            .map_err(write_error(path))?;
+    }
+    file.persist(path).map_err(|e| write_error(path)(e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_replaced_whole_and_keeps_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keys.yaml");
+        std::fs::write(&path, "old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        replace_durably(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // Nothing else is left in the folder.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // A file that does not exist yet is made.
+        replace(&dir.path().join("new.yaml"), b"x").unwrap();
+        assert_eq!(std::fs::read(dir.path().join("new.yaml")).unwrap(), b"x");
+    }
+}
