@@ -18,7 +18,7 @@ use std::time::SystemTime;
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
-use crate::config::SiteConfig;
+use crate::config::{SiteConfig, THEMES_FOLDER};
 use crate::content::{self, Index, OrgFolder, Scan};
 use crate::error::{Error, Problem, Result};
 use crate::output::cache::{self, Manifest, OrgKey, OrgRecord};
@@ -181,7 +181,7 @@ impl Build<'_> {
         let output = match &self.mode {
             Mode::Check => None,
             Mode::Write { output, cache } => {
-                refuse_output_holding(&self.sources.content, output)?;
+                refuse_output_overlapping(self.sources, output)?;
                 Some((output.as_path(), *cache))
             }
         };
@@ -509,19 +509,64 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().expect("no builder panics holding a lock")
 }
 
-/// The build replaces `output` as a whole: it may not hold the content or the working
-/// directory.
-fn refuse_output_holding(content: &Path, output: &Path) -> Result<()> {
-    let Ok(output_real) = output.canonicalize() else {
-        return Ok(());
-    };
-    let content_real = content.canonicalize().unwrap_or_default();
-    let cwd = std::env::current_dir().unwrap_or_default();
-    if content_real.starts_with(&output_real) || cwd.starts_with(&output_real) {
+/// The build replaces `output` as a whole and reads the content, settings and themes: the
+/// output folder may not be or hold any of them (they would be deleted), nor lie inside the
+/// content or themes folder (last build's files would be read as entries and templates), nor
+/// hold the working directory.
+fn refuse_output_overlapping(sources: &Sources, output: &Path) -> Result<()> {
+    let Some(out) = resolved(output) else {
         return Err(Error::Usage(format!(
-            "refusing to replace output folder {}: it holds the content folder or the working directory",
+            "output folder {}: a `..` after a folder that does not exist cannot be followed",
             output.display()
         )));
+    };
+    let themes = sources
+        .config
+        .parent()
+        .unwrap_or_else(|| Path::new(""))
+        .join(THEMES_FOLDER);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let folders = [
+        ("the content folder", sources.content.canonicalize().ok(), true),
+        ("the themes folder", themes.canonicalize().ok(), true),
+        ("the settings file", sources.config.canonicalize().ok(), false),
+        ("the working directory", Some(cwd), false),
+    ];
+    for (what, path, no_output_inside) in folders {
+        let Some(path) = path else { continue };
+        if path.starts_with(&out) || (no_output_inside && out.starts_with(&path)) {
+            let relation = if path.starts_with(&out) {
+                "is or holds"
+            } else {
+                "lies inside"
+            };
+            return Err(Error::Usage(format!(
+                "refusing to use output folder {}: it {relation} {what} ({}); the build replaces the output folder as a whole",
+                output.display(),
+                path.display()
+            )));
+        }
     }
     Ok(())
+}
+
+/// `path` made absolute with every link resolved, for the part of it that exists; the rest
+/// (an output folder not made yet) is appended as it is. `None` when that rest holds a `..`
+/// (or `path` is empty).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(path).ok()?;
+    let mut missing = Vec::new();
+    let mut existing = absolute.as_path();
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            return Some(
+                missing
+                    .iter()
+                    .rev()
+                    .fold(real, |path, part| path.join(part)),
+            );
+        }
+        missing.push(existing.file_name()?.to_owned());
+        existing = existing.parent()?;
+    }
 }

@@ -407,12 +407,79 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
-fn the_output_folder_may_not_hold_the_content() {
+fn the_output_folder_may_not_overlap_the_sources() {
     let work = tempfile::tempdir().unwrap();
-    copy_tree(&fixture("states/content"), &work.path().join("content"));
-    let output = shiplog(work.path(), &["generate", "--output", ".", "--now", NOW]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(work.path().join("content/acme/alpha.md").exists());
+    let site = work.path().join("site");
+    copy_tree(&fixture("states/content"), &site.join("content"));
+    std::fs::write(site.join("shiplog.yaml"), "page_size: 5\n").unwrap();
+    copy_tree(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("themes"),
+        &site.join("themes"),
+    );
+    let before = files_under(work.path());
+    for (output, what) in [
+        (".", "is or holds the content folder"),
+        ("site", "is or holds the content folder"),
+        ("site/content", "is or holds the content folder"),
+        ("site/content/acme", "lies inside the content folder"),
+        ("site/content/acme/public", "lies inside the content folder"),
+        ("site/themes/default", "lies inside the themes folder"),
+        ("site/themes", "is or holds the themes folder"),
+        ("missing/../site/content/acme", "`..`"),
+    ] {
+        let result = shiplog(
+            work.path(),
+            &[
+                "generate",
+                "--content",
+                "site/content",
+                "--config",
+                "site/shiplog.yaml",
+                "--output",
+                output,
+                "--now",
+                NOW,
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.status.code(), Some(2), "{output}: {stderr}");
+        assert!(stderr.contains(what), "{output}: {stderr}");
+        assert_eq!(
+            files_under(work.path()),
+            before,
+            "{output} changed the sources"
+        );
+    }
+    // A settings file elsewhere than the content: the output may not hold it either.
+    let other = work.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(site.join("shiplog.yaml"), other.join("shiplog.yaml")).unwrap();
+    let before = files_under(work.path());
+    let result = shiplog(
+        work.path(),
+        &[
+            "generate",
+            "--content",
+            "site/content",
+            "--config",
+            "other/shiplog.yaml",
+            "--output",
+            "other",
+            "--now",
+            NOW,
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is or holds the settings file"), "{stderr}");
+    assert_eq!(files_under(work.path()), before);
+    // The settings file's folder may hold the output, as `public/` beside `shiplog.yaml`.
+    let result = shiplog(&site, &["generate", "--output", "public", "--now", NOW]);
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
 }
 
 #[test]

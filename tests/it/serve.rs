@@ -8,8 +8,8 @@ use std::process::Child;
 use std::sync::Arc;
 
 use crate::support::{
-    copy_tree, fixture, poll_until, request, spawn_program, wait_with_deadline, write_entry, Logs,
-    Response, CHANGE_TIMEOUT, START_TIMEOUT,
+    copy_tree, files_under, fixture, poll_until, request, spawn_program, wait_with_deadline,
+    write_entry, Logs, Response, CHANGE_TIMEOUT, START_TIMEOUT,
 };
 
 /// What the reload script asks for.
@@ -498,4 +498,10 @@ fn an_edit_rebuilds_only_its_org() {
     preview.poll("org-042", "/changelog/", |r| {
         r.text().contains("Launch, edited")
     });
+    // The preview builds elsewhere: the site folder holds only what the test wrote.
+    let written: Vec<String> = files_under(preview.dir.path())
+        .into_iter()
+        .filter(|file| !file.starts_with("content/"))
+        .collect();
+    assert!(written.is_empty(), "{written:?}");
 }
