@@ -7,6 +7,10 @@ use url::form_urlencoded;
 
 use crate::text;
 
+/// The longest name a build writes as one path segment (an entry id, a tag page's slug), in
+/// bytes: file systems refuse names over 255 bytes, and the output adds to some of them.
+pub const MAX_SEGMENT_BYTES: usize = 200;
+
 /// Longest file name (without `.md`) made from a title.
 pub const MAX_TITLE_SLUG_LEN: usize = 60;
 

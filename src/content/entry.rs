@@ -8,7 +8,7 @@ use url::Url;
 
 use super::{front_matter, markdown};
 use crate::error::Problem;
-use crate::text;
+use crate::{slug, text};
 use crate::yaml::{self, Mapping};
 
 /// The front-matter keys an entry may have.
@@ -256,6 +256,17 @@ fn read_tags(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Vec<String> {
             if let Err(message) = check_line_text("a tag", tag) {
                 problems.push(map.problem(field, message));
             }
+            let slug = slug::of_tag(tag);
+            if slug.len() > slug::MAX_SEGMENT_BYTES {
+                problems.push(map.problem(
+                    field,
+                    format!(
+                        "a tag is {} bytes long as a page name; at most {} fit in a file name",
+                        slug.len(),
+                        slug::MAX_SEGMENT_BYTES
+                    ),
+                ));
+            }
         }
     }
     tags
@@ -361,6 +372,13 @@ pub fn check_id(id: &str) -> Result<(), String> {
     }
     if id.starts_with('.') {
         return Err(format!("id `{id}` must not start with `.`"));
+    }
+    if id.len() > slug::MAX_SEGMENT_BYTES {
+        return Err(format!(
+            "the id is {} bytes long; at most {} fit in a file name",
+            id.len(),
+            slug::MAX_SEGMENT_BYTES
+        ));
     }
     if RESERVED_IDS.contains(&id) {
         return Err(format!(

@@ -226,6 +226,29 @@ fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// `shiplog check` of the case in `dir` reports exactly the `problems` the build did.
+fn check_agrees(dir: &Path, problems: &[String]) -> Result<(), String> {
+    let output = Command::new(env!("CARGO_BIN_EXE_shiplog"))
+        .current_dir(dir)
+        .args(["check", "--content", "content"])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the shiplog binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let reported: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("error:") && !l.contains(": warning: "))
+        .collect();
+    if output.status.code() != Some(1) || reported != problems {
+        return Err(format!(
+            "check disagrees with generate ({}):\n{stderr}",
+            output.status
+        ));
+    }
+    Ok(())
+}
+
 /// Builds case `name` and returns what went wrong, if anything.
 fn run_case(name: &str) -> Result<(), String> {
     let source = fixture("hostile").join(name);
@@ -295,6 +318,9 @@ fn run_case(name: &str) -> Result<(), String> {
             }
             if snapshot(&public) != before {
                 return Err("the output folder changed although the build failed".into());
+            }
+            if matches!(made, Made::Ready) {
+                check_agrees(dir, &problems)?;
             }
             Ok(())
         }
