@@ -389,6 +389,35 @@ fn attach_bundle_assets(org: &mut Org, folder: &Path, drafts: &[Entry]) {
             org.entries[entry].assets.insert(0, asset);
         }
     }
+    attach_id_folders(org, drafts);
+}
+
+/// A file in a folder named like an entry's id (`secret/plan.pdf` beside `secret.md`) would
+/// be published in that entry's own folder: it goes with the entry, so that it is published
+/// only once the entry is (never for a draft), as a bundle's files are.
+fn attach_id_folders(org: &mut Org, drafts: &[Entry]) {
+    let mut owners: HashMap<&str, Option<usize>> = drafts.iter().map(|d| (d.id.as_str(), None)).collect();
+    for (i, entry) in org.entries.iter().enumerate() {
+        owners.insert(entry.id.as_str(), Some(i));
+    }
+    let mut moves: Vec<(usize, Option<usize>)> = Vec::new();
+    for (i, asset) in org.assets.iter().enumerate() {
+        let mut parts = asset.relative.components();
+        let first = parts.next().and_then(|part| part.as_os_str().to_str());
+        if let (Some(first), Some(_)) = (first, parts.next()) {
+            if let Some(owner) = owners.get(first) {
+                moves.push((i, *owner));
+            }
+        }
+    }
+    for (i, owner) in moves.into_iter().rev() {
+        let mut asset = org.assets.remove(i);
+        if let Some(entry) = owner {
+            let id = &org.entries[entry].id;
+            asset.relative = asset.relative.strip_prefix(id).expect("under the id").to_path_buf();
+            org.entries[entry].assets.insert(0, asset);
+        }
+    }
 }
 
 /// Warns about each relative link of an entry that points into the org's changelog but at
