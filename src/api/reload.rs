@@ -154,8 +154,8 @@ async fn reload_content(
 /// Re-reads the keys file and swaps it in, or logs why it could not.
 async fn reload_keys(settings: &Settings, shared: &Shared, trigger: &'static str) {
     let path = settings.keys.clone();
-    let required = settings.keys_required;
-    let loaded = tokio::task::spawn_blocking(move || Keys::load(&path, required))
+    // Whether the file had to be there was decided at start; now a missing one revokes.
+    let loaded = tokio::task::spawn_blocking(move || Keys::load(&path, false))
         .await
         .unwrap_or_else(|e| Err(Error::Usage(format!("reading the keys failed: {e}"))));
     match loaded {
@@ -169,14 +169,19 @@ async fn reload_keys(settings: &Settings, shared: &Shared, trigger: &'static str
             });
         }
         Ok(None) if shared.keys.load().as_slice().is_empty() => {}
-        Ok(None) => (shared.log)(Event::ReloadFailed {
-            trigger,
-            what: "keys",
-            problems: vec![format!(
-                "keys file {} does not exist; the keys read before stay in use",
-                settings.keys.display()
-            )],
-        }),
+        Ok(None) => {
+            // A keys file moved away is a revocation: failing open would keep every key
+            // answering. (A broken file, below, keeps the last good keys: an edit in
+            // progress must not lock every client out.)
+            shared.keys.store(Arc::new(Keys::default()));
+            (shared.log)(Event::Warning {
+                message: format!(
+                    "keys file {} does not exist any more: every key is refused until it is back",
+                    settings.keys.display()
+                ),
+            });
+            (shared.log)(Event::KeysReloaded { trigger, keys: 0 });
+        }
         Err(error) => (shared.log)(Event::ReloadFailed {
             trigger,
             what: "keys",

@@ -1115,6 +1115,25 @@ fn sighup_reloads_config_content_and_keys() {
         .expect("the broken keys file is logged");
     assert!(failed.contains("api_keys.yaml:4:13: `sha256`"), "{failed}");
     assert_eq!(server.get(LISTING, Some(ACME)).status, 200);
+
+    // A keys file moved away revokes every key, and says so.
+    let from = server.logs.len();
+    std::fs::rename(site.keys(), site.path().join("api_keys.gone")).unwrap();
+    server.poll(LISTING, Some(ACME), CHANGE_TIMEOUT, |r| r.status == 401);
+    assert!(server
+        .logs
+        .wait_for(from, CHANGE_TIMEOUT, |l| {
+            is_event(l, "warning") && l.contains("every key is refused")
+        })
+        .is_some());
+    // A keys file back in place is read again.
+    site.write_keys(&[TestKey {
+        name: "acme-ci",
+        org: "acme",
+        key: ACME,
+        rate: None,
+    }]);
+    server.poll(LISTING, Some(ACME), CHANGE_TIMEOUT, |r| r.status == 200);
 }
 
 #[test]
