@@ -527,9 +527,17 @@ fn refuse_output_overlapping(sources: &Sources, output: &Path) -> Result<()> {
         .join(THEMES_FOLDER);
     let cwd = std::env::current_dir().unwrap_or_default();
     let folders = [
-        ("the content folder", sources.content.canonicalize().ok(), true),
+        (
+            "the content folder",
+            sources.content.canonicalize().ok(),
+            true,
+        ),
         ("the themes folder", themes.canonicalize().ok(), true),
-        ("the settings file", sources.config.canonicalize().ok(), false),
+        (
+            "the settings file",
+            sources.config.canonicalize().ok(),
+            false,
+        ),
         ("the working directory", Some(cwd), false),
     ];
     for (what, path, no_output_inside) in folders {

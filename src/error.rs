@@ -4,6 +4,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::text;
+
 /// One problem found in the input, located in a file (lines and columns start at 1).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Problem {
@@ -36,13 +38,15 @@ impl Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Content reaches the message (an id, a file name): no control character of it may
+        // reach a terminal or a log line.
         write!(
             f,
             "{}:{}:{}: {}",
-            self.path.display(),
+            text::printable(&self.path.to_string_lossy()),
             self.line,
             self.column,
-            self.message
+            text::printable(&self.message)
         )
     }
 }

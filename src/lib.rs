@@ -21,7 +21,7 @@ pub mod scaffold;
 pub mod serve;
 mod server;
 pub mod slug;
-mod text;
+pub mod text;
 mod watch;
 mod yaml;
 

@@ -1,4 +1,5 @@
-//! Turning a file's bytes into text: UTF-8 only, a leading byte-order mark dropped.
+//! Text helpers: a file's bytes as text (UTF-8 only, a leading byte-order mark dropped), a
+//! character or a string as a message may show it, and positions in a text.
 
 use std::path::Path;
 
@@ -40,6 +41,23 @@ pub fn describe_char(c: char) -> String {
     }
 }
 
+/// `text` as a terminal or a log may show it: control characters (an escape sequence that
+/// would rewrite the line, a NUL, a carriage return) written as `\u{1b}`, the rest as it is.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
 /// The 1-based line and column (in characters) of byte `offset` of `text` (an offset inside
 /// a character counts as that character's).
 pub fn position(text: &str, offset: usize) -> (usize, usize) {
@@ -58,6 +76,15 @@ pub fn position(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(printable("plain ünïcode"), "plain ünïcode");
+        assert_eq!(
+            printable("x\u{1b}[2K\u{1b}[32mall good\0\r\n"),
+            "x\\u{1b}[2K\\u{1b}[32mall good\\u{0}\\u{d}\\u{a}"
+        );
+    }
 
     #[test]
     fn characters_are_described_so_look_alikes_show() {

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use chrono::Utc;
 use shiplog::build::SourceArgs;
+use shiplog::text::printable;
 use shiplog::{Build, Error, Mode, Problem, Sources};
 
 use super::report;
@@ -34,10 +35,10 @@ impl Format {
             Format::Human if severity == "error" => eprintln!("{problem}"),
             Format::Human => eprintln!(
                 "{}:{}:{}: {severity}: {}",
-                problem.path.display(),
+                printable(&problem.path.to_string_lossy()),
                 problem.line,
                 problem.column,
-                problem.message
+                printable(&problem.message)
             ),
             Format::Github => println!("{}", github_annotation(severity, problem)),
         }
@@ -94,9 +95,9 @@ fn github_annotation(severity: &str, problem: &Problem) -> String {
     };
     format!(
         "::{severity} file={},line={},col={}::{}",
-        escape(&problem.path.to_string_lossy(), true),
+        escape(&printable(&problem.path.to_string_lossy()), true),
         problem.line,
         problem.column,
-        escape(&problem.message, false)
+        escape(&printable(&problem.message), false)
     )
 }

@@ -8,8 +8,8 @@ use url::Url;
 
 use super::{front_matter, markdown};
 use crate::error::Problem;
-use crate::{slug, text};
 use crate::yaml::{self, Mapping};
+use crate::{slug, text};
 
 /// The front-matter keys an entry may have.
 pub const KEYS: &[&str] = &["title", "date", "tags", "id", "draft", "summary"];

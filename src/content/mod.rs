@@ -396,7 +396,8 @@ fn attach_bundle_assets(org: &mut Org, folder: &Path, drafts: &[Entry]) {
 /// be published in that entry's own folder: it goes with the entry, so that it is published
 /// only once the entry is (never for a draft), as a bundle's files are.
 fn attach_id_folders(org: &mut Org, drafts: &[Entry]) {
-    let mut owners: HashMap<&str, Option<usize>> = drafts.iter().map(|d| (d.id.as_str(), None)).collect();
+    let mut owners: HashMap<&str, Option<usize>> =
+        drafts.iter().map(|d| (d.id.as_str(), None)).collect();
     for (i, entry) in org.entries.iter().enumerate() {
         owners.insert(entry.id.as_str(), Some(i));
     }
@@ -414,7 +415,11 @@ fn attach_id_folders(org: &mut Org, drafts: &[Entry]) {
         let mut asset = org.assets.remove(i);
         if let Some(entry) = owner {
             let id = &org.entries[entry].id;
-            asset.relative = asset.relative.strip_prefix(id).expect("under the id").to_path_buf();
+            asset.relative = asset
+                .relative
+                .strip_prefix(id)
+                .expect("under the id")
+                .to_path_buf();
             org.entries[entry].assets.insert(0, asset);
         }
     }

@@ -1,7 +1,10 @@
 //! The authoring workflow: `new`, `check`, entry bundles and their files, `_headers`, and
 //! the CLI's manners (SPEC section 3 plus the authoring issue).
 
-use crate::support::{fixture, shiplog, Build, NOW};
+use std::io::Read;
+use std::time::Duration;
+
+use crate::support::{fixture, shiplog, wait_with_deadline, Build, NOW};
 
 fn stdout(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -205,4 +208,44 @@ fn the_cli_has_version_help_completions_and_a_man_page() {
         !stderr(&failed).contains('\u{1b}'),
         "no colour when stderr is not a terminal"
     );
+}
+
+#[test]
+fn a_settings_file_that_is_not_a_small_regular_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let content = fixture("states/content");
+    let content = content.to_str().unwrap();
+    let fifo = dir.path().join("fifo.yaml");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let big = dir.path().join("big.yaml");
+    std::fs::write(&big, format!("# {}\n", "x".repeat(2 << 20))).unwrap();
+    for (config, why) in [
+        ("/dev/zero", "it is not a regular file"),
+        (fifo.to_str().unwrap(), "it is not a regular file"),
+        (big.to_str().unwrap(), "it is larger than 1048576 bytes"),
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shiplog"))
+            .current_dir(dir.path())
+            .args(["check", "--content", content, "--config", config])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let status = wait_with_deadline(&mut child, Duration::from_secs(20));
+        if status.is_none() {
+            child.kill().unwrap();
+        }
+        let mut errors = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut errors)
+            .unwrap();
+        assert_eq!(status.and_then(|s| s.code()), Some(1), "{config}: {errors}");
+        assert!(errors.contains(why), "{config}: {errors}");
+    }
 }
