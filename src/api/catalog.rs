@@ -156,7 +156,7 @@ fn catalog_orgs(
 /// The fingerprint of each organization folder of `content` (the folders not named with a
 /// leading `.` or `_`), by name. A folder that cannot be read has none.
 pub fn fingerprints(content: &Path) -> HashMap<String, Fingerprint> {
-    let Ok(folders) = std::fs::read_dir(content) else {
+    let (Ok(folders), Ok(root)) = (std::fs::read_dir(content), content.canonicalize()) else {
         return HashMap::new();
     };
     folders
@@ -164,7 +164,12 @@ pub fn fingerprints(content: &Path) -> HashMap<String, Fingerprint> {
             let item = item.ok()?;
             let name = item.file_name().into_string().ok()?;
             let folder = item.path();
-            (folder.is_dir() && !name.starts_with('.') && !name.starts_with('_'))
+            // A folder that is a link out of the content folder is never walked (loading
+            // reports it): it could lead to `/`.
+            let inside = folder
+                .canonicalize()
+                .is_ok_and(|real| real.starts_with(&root));
+            (inside && folder.is_dir() && !name.starts_with('.') && !name.starts_with('_'))
                 .then(|| (name, fingerprint(&folder)))
         })
         .collect()

@@ -345,6 +345,43 @@ fn read_settings_file(path: &Path, root: &Path) -> Result<Option<Vec<u8>>, Probl
 /// The problem with a link out of the content folder: its files are not published.
 const LINK_OUTSIDE: &str = "symbolic link leads outside the content folder";
 
+/// The problem with a link that is neither an entry nor `_org.yaml`.
+const ASSET_LINK: &str = "symbolic link to a file that is not an entry: only entries (`.md`) and `_org.yaml` may be links (one to an image could publish another organization's or an unpublished entry's file); copy the file here";
+
+/// The problem with a link to a folder inside an org (an org folder may be one).
+const FOLDER_LINK: &str = "symbolic link to a folder: it is not followed (its files would be published as this organization's); link each entry, or copy the folder";
+
+/// What is wrong with the symbolic link at `path`, if anything, given the content folder's
+/// real path `root`. A link is followed only to a regular file inside the content folder,
+/// outside every part of it that is never published (names starting with `.` or `_`, but
+/// `_org.yaml` itself). A folder link is never followed: every file under it would be
+/// published as the linking org's, drafts' and other orgs' included.
+fn link_problem(path: &Path, root: &Path) -> Option<Problem> {
+    let Ok(real) = path.canonicalize() else {
+        return Some(Problem::file(
+            path,
+            "symbolic link leads to nothing: its target is missing or loops",
+        ));
+    };
+    let Ok(inside) = real.strip_prefix(root) else {
+        return Some(Problem::file(path, LINK_OUTSIDE));
+    };
+    let names: Vec<_> = inside.iter().map(|part| part.to_string_lossy()).collect();
+    let (last, folders) = names.split_last()?;
+    let hidden = |name: &str| name.starts_with('.') || name.starts_with('_');
+    if folders.iter().any(|name| hidden(name)) || (hidden(last) && last != "_org.yaml") {
+        return Some(Problem::file(
+            path,
+            "symbolic link leads into a part of the content folder that is never published (a name starting with `.` or `_`)",
+        ));
+    }
+    let metadata = std::fs::metadata(&real).ok()?;
+    if metadata.is_dir() {
+        return Some(Problem::file(path, FOLDER_LINK));
+    }
+    (!metadata.is_file()).then(|| Problem::file(path, NOT_A_REGULAR_FILE))
+}
+
 /// The problem with a named pipe, socket or device among the content.
 const NOT_A_REGULAR_FILE: &str =
     "not a regular file or folder (a named pipe, socket or device); shiplog reads only files";
@@ -505,9 +542,13 @@ fn org_folders(
             continue;
         }
         if path.is_dir() {
-            if !path.canonicalize().is_ok_and(|real| real.starts_with(root)) {
-                problems.push(Problem::file(&path, LINK_OUTSIDE));
-                continue;
+            if item.file_type().is_ok_and(|kind| kind.is_symlink()) {
+                if let Some(problem) =
+                    link_problem(&path, root).filter(|p| p.message != FOLDER_LINK)
+                {
+                    problems.push(problem);
+                    continue;
+                }
             }
             match slug::check_org(&name) {
                 Ok(()) => slugs.push(name),
@@ -535,8 +576,9 @@ fn org_files(
 ) -> (Vec<EntryFile>, Vec<Asset>) {
     let mut files = Vec::new();
     let mut assets = Vec::new();
+    // Links are not followed by the walk: each is judged by [`link_problem`] first, so that a
+    // link out of the folder (or into a part of it that is never published) is never read.
     let walker = walkdir::WalkDir::new(folder)
-        .follow_links(true)
         .sort_by_file_name()
         .min_depth(1)
         .into_iter()
@@ -553,14 +595,15 @@ fn org_files(
             }
         };
         let path = item.path();
-        if item.path_is_symlink() && !path.canonicalize().is_ok_and(|real| real.starts_with(root)) {
-            problems.push(Problem::file(path, LINK_OUTSIDE));
+        let linked = item.path_is_symlink();
+        if linked {
+            if let Some(problem) = link_problem(path, root) {
+                problems.push(problem);
+                continue;
+            }
+        } else if item.file_type().is_dir() {
             continue;
-        }
-        if item.file_type().is_dir() {
-            continue;
-        }
-        if !item.file_type().is_file() {
+        } else if !item.file_type().is_file() {
             problems.push(Problem::file(path, NOT_A_REGULAR_FILE));
             continue;
         }
@@ -588,6 +631,8 @@ fn org_files(
             });
         } else if name.starts_with('_') {
             continue;
+        } else if linked {
+            problems.push(Problem::file(path, ASSET_LINK));
         } else if let Ok(relative) = path.strip_prefix(folder) {
             assets.push(Asset {
                 source: path.to_path_buf(),

@@ -1702,3 +1702,25 @@ fn responses_match_openapi_yaml() {
         );
     }
 }
+
+#[test]
+fn a_link_out_of_the_content_folder_is_reported_never_walked() {
+    let site = Site::new(Some("basic"));
+    let server = site.start();
+    let from = server.logs.len();
+    let started = Instant::now();
+    std::os::unix::fs::symlink("/", site.content().join("acme/link")).unwrap();
+    let failed = wait_event(&server, from, "reload_failed");
+    // One located problem, at once: nothing under `/` was walked, read or named.
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let problems = failed["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{failed}");
+    assert!(problems[0]
+        .as_str()
+        .unwrap()
+        .ends_with("acme/link:1:1: symbolic link leads outside the content folder"));
+    // The last good content goes on being served, and keys still reload by themselves.
+    assert_eq!(server.get(LISTING, Some(ACME)).status, 200);
+    site.write_keys(&[]);
+    server.poll(LISTING, Some(ACME), CHANGE_TIMEOUT, |r| r.status == 401);
+}
