@@ -18,7 +18,7 @@ pub use org::OrgSettings;
 
 use crate::config::SiteConfig;
 use crate::error::{Error, Problem, Result};
-use crate::slug;
+use crate::{media, slug};
 
 /// Every organization of a content folder, in slug order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -633,6 +633,14 @@ fn org_files(
             continue;
         } else if linked {
             problems.push(Problem::file(path, ASSET_LINK));
+        } else if media::asset_type(name).is_none() {
+            problems.push(Problem::file(
+                path,
+                format!(
+                    "a file of this type is not published (a browser could run it on the changelog's host); publishable types: {}",
+                    media::allowed_extensions()
+                ),
+            ));
         } else if let Ok(relative) = path.strip_prefix(folder) {
             assets.push(Asset {
                 source: path.to_path_buf(),

@@ -22,6 +22,8 @@ const GENERIC_RULES: &str = "\
   Content-Type: application/rss+xml; charset=utf-8
 /*feed.json
   Content-Type: application/feed+json; charset=utf-8
+/*.svg
+  Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; sandbox
 ";
 
 /// The `_headers` file for the orgs given as slug and settings, in slug order.
@@ -39,4 +41,18 @@ pub fn render<'a>(orgs: impl IntoIterator<Item = (&'a str, &'a OrgSettings)>) ->
         );
     }
     out.into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn svg_files_get_the_policy_every_server_sends() {
+        let rules = String::from_utf8(render([])).unwrap();
+        assert!(rules.contains(&format!(
+            "/*.svg\n  Content-Security-Policy: {}\n",
+            crate::media::SVG_POLICY
+        )));
+    }
 }

@@ -4,6 +4,8 @@ use std::path::{Component, Path};
 
 use percent_encoding::percent_decode_str;
 
+use crate::media;
+
 /// The type of HTML pages.
 pub(super) const HTML: &str = "text/html; charset=utf-8";
 /// The type of plain text.
@@ -43,26 +45,14 @@ pub(super) fn content_type(file: &Path) -> &'static str {
         "feed.json" => return "application/feed+json; charset=utf-8",
         _ => {}
     }
-    let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
-    match extension.to_ascii_lowercase().as_str() {
-        "html" | "htm" => HTML,
-        "txt" => TEXT,
-        "css" => "text/css; charset=utf-8",
-        "js" | "mjs" => "text/javascript; charset=utf-8",
-        "json" => "application/json",
-        "xml" => "application/xml",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        "avif" => "image/avif",
-        "ico" => "image/x-icon",
-        "pdf" => "application/pdf",
-        "mp4" => "video/mp4",
-        "webm" => "video/webm",
-        _ => "application/octet-stream",
+    let is_page = name
+        .rsplit_once('.')
+        .is_some_and(|(_, extension)| extension.eq_ignore_ascii_case("html"));
+    if is_page {
+        return HTML;
     }
+    // Whatever else a build holds is a published file of an allowed type.
+    media::asset_type(name).unwrap_or("application/octet-stream")
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use hyper::header;
 use hyper::{Method, Request, Response, StatusCode};
 
 use super::{files, pages, Shared, Site, State, BUILD_TOKEN_PATH};
+use crate::media;
 use crate::server::Reply;
 use crate::slug;
 
@@ -36,6 +37,9 @@ pub(super) fn handle<B>(request: Request<B>, shared: &Shared) -> Response<Full<B
     }
     reply.header(header::CACHE_CONTROL, "no-store");
     reply.header(header::X_CONTENT_TYPE_OPTIONS, "nosniff");
+    if reply.is("image/svg+xml") {
+        reply.header(header::CONTENT_SECURITY_POLICY, media::SVG_POLICY);
+    }
     if reply.status == StatusCode::METHOD_NOT_ALLOWED {
         reply.header(header::ALLOW, "GET, HEAD");
     }

@@ -3,7 +3,8 @@
 # server, then runs check.mjs (Playwright in Debian's Chromium, axe-core, the Nu HTML
 # checker, page weight); then writes the XSS corpus (xss/vectors.json) into a content
 # folder with xss/generate.mjs, builds it and runs xss/check.mjs on it. Installs Chromium
-# (apt) and the npm packages when missing; never downloads a browser of its own.
+# (apt) and the npm packages when missing; never downloads a browser of its own. Last,
+# assets.mjs shows that no published file (an SVG with script) can run script.
 # Screenshots go to target/screenshots/.
 #
 #   bash tests/browser/run.sh
@@ -47,4 +48,7 @@ node tests/browser/check.mjs "$PUBLIC" "$CONFIG" || status=1
 node tests/browser/xss/generate.mjs "$XSS_CONTENT"
 cargo run --quiet --release -- generate --content "$XSS_CONTENT" --config "$CONFIG" --output "$XSS_PUBLIC" --now "$NOW"
 node tests/browser/xss/check.mjs "$XSS_PUBLIC" "$CONFIG" || status=1
+
+# No published file (an SVG with script) runs script on the changelog's host.
+node tests/browser/assets.mjs target/release/shiplog "$PUBLIC/_headers" || status=1
 exit $status

@@ -505,3 +505,23 @@ fn an_edit_rebuilds_only_its_org() {
         .collect();
     assert!(written.is_empty(), "{written:?}");
 }
+
+#[test]
+fn an_svg_is_served_with_a_policy_under_which_no_script_runs() {
+    let preview = Preview::start(|dir| {
+        std::fs::write(
+            dir.join("content/acme/logo.svg"),
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(1)\"><circle r=\"4\"/></svg>\n",
+        )
+        .unwrap();
+    });
+    let svg = preview.get("acme", "/changelog/logo.svg");
+    assert_eq!(svg.status, 200);
+    assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
+    assert_eq!(
+        svg.header("content-security-policy"),
+        Some("default-src 'none'; style-src 'unsafe-inline'; sandbox")
+    );
+    let page = preview.get("acme", "/changelog/");
+    assert_eq!(page.header("content-security-policy"), None);
+}
