@@ -2,13 +2,18 @@
 //! HTTP/1.1 connections until SIGTERM or Ctrl-C, then letting the requests in flight finish.
 //!
 //! Hostile clients are bounded here: a request head may be at most [`MAX_HEAD_BYTES`] (431
-//! beyond), must arrive within the header read timeout, and at most `max_connections`
-//! connections are open at once; further ones wait in the listen backlog until one closes.
+//! beyond), must arrive within the header read timeout, a write to a client that reads
+//! nothing fails after as long (so a connection is never held longer than that without
+//! progress), and at most `max_connections` connections are open at once; further ones wait
+//! in the listen backlog until one closes.
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http_body_util::Full;
@@ -19,6 +24,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::Semaphore;
+use tokio::time::Sleep;
 
 use crate::error::{Error, Result};
 
@@ -97,6 +103,112 @@ pub(crate) struct Server {
     addr: SocketAddr,
     http: hyper::server::conn::http1::Builder,
     connection_slots: Arc<Semaphore>,
+    /// How long a write to a client may make no progress (the header read timeout).
+    write_timeout: Duration,
+}
+
+/// The most bytes of requests read ahead of the one being answered (hyper's buffer): with
+/// pipelining, the requests waiting on one connection. A head is at most [`MAX_HEAD_BYTES`].
+const MAX_READ_AHEAD: usize = 2 * MAX_HEAD_BYTES;
+
+/// A connection whose writes must make progress within a timeout. A client that sends
+/// requests (pipelined, thousands at once) but never reads the answers fills its socket
+/// until every write blocks; without this, it would hold a connection slot for as long as it
+/// liked. A write that stays blocked for the timeout fails, and hyper closes the connection.
+struct WriteDeadline<T> {
+    inner: T,
+    timeout: Duration,
+    /// Started when a write first blocked; cleared when one makes progress.
+    stalled: Option<Pin<Box<Sleep>>>,
+}
+
+impl<T> WriteDeadline<T> {
+    fn new(inner: T, timeout: Duration) -> Self {
+        WriteDeadline {
+            inner,
+            timeout,
+            stalled: None,
+        }
+    }
+
+    /// What a write that did not make progress gives: `Pending`, or an error once it has
+    /// been blocked for the timeout.
+    fn blocked<R>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<R>> {
+        let timeout = self.timeout;
+        let timer = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client reads nothing of its answers",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// `result` of a write, with the deadline applied to a blocked one.
+    fn progress<R>(
+        &mut self,
+        cx: &mut Context<'_>,
+        result: Poll<io::Result<R>>,
+    ) -> Poll<io::Result<R>> {
+        match result {
+            Poll::Pending => self.blocked(cx),
+            ready => {
+                self.stalled = None;
+                ready
+            }
+        }
+    }
+}
+
+impl<T: hyper::rt::Read + Unpin> hyper::rt::Read for WriteDeadline<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: hyper::rt::ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: hyper::rt::Write + Unpin> hyper::rt::Write for WriteDeadline<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        let result = Pin::new(&mut this.inner).poll_write(cx, buf);
+        this.progress(cx, result)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        let result = Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
+        this.progress(cx, result)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        let result = Pin::new(&mut this.inner).poll_flush(cx);
+        this.progress(cx, result)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        let result = Pin::new(&mut this.inner).poll_shutdown(cx);
+        this.progress(cx, result)
+    }
 }
 
 /// A server that stopped accepting connections; the ones open may still be answering.
@@ -108,8 +220,9 @@ pub(crate) struct Stopping {
 
 impl Server {
     /// Binds `listen`: an IP address and port, or a host name and port (port 0 picks a free
-    /// one). A client has `header_read_timeout` to send a request's head, and an idle
-    /// kept-alive connection is closed after as long. At most `max_connections` (at least 1)
+    /// one). A client has `header_read_timeout` to send a request's head, an idle
+    /// kept-alive connection is closed after as long, and so is one whose answers the client
+    /// does not read for as long. At most `max_connections` (at least 1)
     /// are served at once: more wait, unaccepted, in the listen backlog.
     pub async fn bind(
         listen: &str,
@@ -160,12 +273,14 @@ impl Server {
         http.timer(TokioTimer::new())
             .header_read_timeout(header_read_timeout)
             .max_header_size(MAX_HEAD_BYTES)
+            .max_buf_size(MAX_READ_AHEAD)
             .keep_alive(true);
         Ok(Server {
             listener,
             addr,
             http,
             connection_slots: Arc::new(Semaphore::new(max_connections.max(1))),
+            write_timeout: header_read_timeout,
         })
     }
 
@@ -214,8 +329,8 @@ impl Server {
                         let response = handle(request);
                         async move { Ok::<_, Infallible>(response.await) }
                     });
-                    let connection =
-                        graceful.watch(self.http.serve_connection(TokioIo::new(stream), service));
+                    let io = WriteDeadline::new(TokioIo::new(stream), self.write_timeout);
+                    let connection = graceful.watch(self.http.serve_connection(io, service));
                     tokio::spawn(async move {
                         // Client errors (resets, slow heads) end only that connection.
                         let _ = connection.await;

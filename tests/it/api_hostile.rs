@@ -625,3 +625,39 @@ fn no_key_material_reaches_a_log_line() {
         assert!(!all.to_lowercase().contains(&digest[..16]));
     }
 }
+
+#[test]
+fn clients_that_pipeline_and_never_read_lose_their_slots() {
+    const SLOTS: usize = 4;
+    let site = Site::new();
+    let server = site.start(&["--max-connections", "4", "--header-read-timeout", "2"]);
+    // Every slot taken by a client that sends 20,000 requests at once and reads nothing:
+    // the answers pile up until the server's writes block.
+    let requests = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".repeat(20_000);
+    let mut attackers = Vec::new();
+    for _ in 0..SLOTS {
+        let socket =
+            socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        socket.connect(&server.addr.into()).unwrap();
+        let stream: TcpStream = socket.into();
+        let mut writer = stream.try_clone().unwrap();
+        let requests = requests.clone();
+        // Writes as much as the server takes in, in the background; never reads.
+        std::thread::spawn(move || {
+            let _ = writer.write_all(requests.as_bytes());
+        });
+        attackers.push(stream);
+    }
+    // A new client is answered once the stalled writes time out (2 s), well within the
+    // deadline; before, it waited for as long as the attackers wished.
+    let started = Instant::now();
+    let response = request(server.addr, "GET", "/healthz", &[]);
+    assert_eq!(response.status, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "served after {:?}",
+        started.elapsed()
+    );
+    drop(attackers);
+}
