@@ -57,34 +57,11 @@ impl Default for SiteConfig {
 /// ends (`--config /dev/zero`) must not hang the command.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
-/// The bytes of the regular file at `path`, refused (as a usage error) when it is something
-/// else (a device, a pipe that would block) or longer than `max` bytes.
-fn read_limited(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::{Error as IoError, ErrorKind, Read};
-    // Looked at before opening: opening a named pipe blocks until someone writes to it.
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(IoError::new(
-            ErrorKind::InvalidInput,
-            "it is not a regular file",
-        ));
-    }
-    let file = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
-    file.take(max + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max {
-        return Err(IoError::new(
-            ErrorKind::InvalidInput,
-            format!("it is larger than {max} bytes"),
-        ));
-    }
-    Ok(bytes)
-}
-
 impl SiteConfig {
     /// Reads the settings from `path`. A missing file gives the defaults unless
     /// `must_exist` (the user named the file), when it is a usage error.
     pub fn load(path: &Path, must_exist: bool) -> Result<SiteConfig> {
-        match read_limited(path, MAX_CONFIG_BYTES) {
+        match text::read_limited(path, MAX_CONFIG_BYTES) {
             Ok(bytes) => SiteConfig::parse(path, text::decode_utf8(path, &bytes)?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => {
                 Ok(SiteConfig::default())

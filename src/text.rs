@@ -1,5 +1,5 @@
-//! Text helpers: a file's bytes as text (UTF-8 only, a leading byte-order mark dropped), a
-//! character or a string as a message may show it, and positions in a text.
+//! Text helpers: a file's bytes read with a bound and taken as text (UTF-8 only, a leading
+//! byte-order mark dropped), a character or a string as a message may show it, and positions.
 
 use std::path::Path;
 
@@ -28,6 +28,36 @@ pub fn decode_utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Problem>
             ),
         )
     })
+}
+
+/// The bytes of the regular file at `path`, refused when it is something else (a device, a
+/// pipe that would block) or longer than `max` bytes, which are never read.
+pub fn read_limited(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error as IoError, ErrorKind, Read};
+    // Looked at before opening: opening a named pipe blocks until someone writes to it.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(IoError::new(
+            ErrorKind::InvalidInput,
+            "it is not a regular file",
+        ));
+    }
+    let file = std::fs::File::open(path)?;
+    let too_long = || {
+        IoError::new(
+            ErrorKind::InvalidInput,
+            format!("it is larger than {max} bytes, the most shiplog reads of such a file"),
+        )
+    };
+    if file.metadata()?.len() > max {
+        return Err(too_long());
+    }
+    let mut bytes = Vec::new();
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    // It may have grown since.
+    if bytes.len() as u64 > max {
+        return Err(too_long());
+    }
+    Ok(bytes)
 }
 
 /// A character as an error message shows it: printable ASCII in backticks, anything else

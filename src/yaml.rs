@@ -35,6 +35,18 @@ pub fn parse_mapping<'a>(
     text: &str,
     first_line: usize,
 ) -> Result<Mapping<'a>, Problem> {
+    if text.len() > MAX_MAPPING_BYTES {
+        return Err(Problem::new(
+            path,
+            first_line,
+            1,
+            format!(
+                "these settings are {} bytes long; at most {MAX_MAPPING_BYTES} are read (put long text in the entry's body)",
+                text.len()
+            ),
+        ));
+    }
+    check_nesting(path, text, first_line)?;
     let value: Value =
         serde_yaml::from_str(text).map_err(|e| located(path, text, first_line, &e))?;
     let mapping = match value {
@@ -49,6 +61,7 @@ pub fn parse_mapping<'a>(
             ))
         }
     };
+    let keys = KeyIndex::new(text);
     let mut fields = Vec::with_capacity(mapping.len());
     for (key, value) in mapping {
         let Value::String(key) = key else {
@@ -64,8 +77,8 @@ pub fn parse_mapping<'a>(
                 format!("keys must be strings, found {}", describe(&key)),
             ));
         };
-        let (line, value_column) = key_lines(text, &key)
-            .next()
+        let (line, value_column) = keys
+            .find(text, &key)
             .map_or((first_line, 1), |(line, column)| {
                 (first_line + line, column)
             });
@@ -91,7 +104,101 @@ pub fn to_string<T: Serialize>(value: &T) -> String {
 /// Parses a whole YAML file into `T` (for nested documents such as the keys file); the
 /// first problem is reported with its position.
 pub fn parse_typed<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Problem> {
+    check_nesting(path, text, 1)?;
     serde_yaml::from_str(text).map_err(|e| located(path, text, 1, &e))
+}
+
+/// The longest mapping [`parse_mapping`] reads (front matter, `_org.yaml`, `shiplog.yaml`):
+/// settings take a few hundred bytes, and the cost of parsing must stay small.
+pub const MAX_MAPPING_BYTES: usize = 64 * 1024;
+
+/// The deepest nesting of flow collections (`[`, `{`) read: the YAML parser's time grows
+/// faster than the depth, and no setting needs more than a few levels.
+pub const MAX_NESTING: usize = 64;
+
+/// Refuses `text` when its flow collections nest more than [`MAX_NESTING`] deep, at the
+/// bracket that goes too deep: a linear scan before the parser sees it.
+fn check_nesting(path: &Path, text: &str, first_line: usize) -> Result<(), Problem> {
+    let mut depth = 0usize;
+    let mut quote = None;
+    let mut chars = text.char_indices().peekable();
+    let mut previous = '\n';
+    while let Some((offset, c)) = chars.next() {
+        match (quote, c) {
+            (Some('"'), '\\') => {
+                chars.next();
+            }
+            (Some(open), _) if c == open => quote = None,
+            (Some(_), _) => {}
+            // A quote opens a quoted scalar only where a scalar starts (`it's` does not).
+            (None, '"' | '\'')
+                if previous.is_whitespace() || matches!(previous, '[' | '{' | ',' | ':') =>
+            {
+                quote = Some(c)
+            }
+            (None, '#') if previous.is_whitespace() => {
+                while chars.next_if(|&(_, c)| c != '\n').is_some() {}
+            }
+            (None, '[' | '{') => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    let (line, column) = text::position(text, offset);
+                    return Err(Problem::new(
+                        path,
+                        first_line + line - 1,
+                        column,
+                        format!("the YAML nests more than {MAX_NESTING} levels deep here"),
+                    ));
+                }
+            }
+            (None, ']' | '}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        previous = c;
+    }
+    Ok(())
+}
+
+/// Where each top-level key of block-style YAML first stands, read in one pass, so that
+/// locating every key of a mapping stays linear in its size.
+struct KeyIndex<'t>(std::collections::HashMap<&'t str, (usize, usize)>);
+
+impl<'t> KeyIndex<'t> {
+    fn new(text: &'t str) -> Self {
+        let mut keys = std::collections::HashMap::new();
+        for (index, line) in text.lines().enumerate() {
+            let Some(key) = written_key(line) else {
+                continue;
+            };
+            if let Some(column) = value_column(line, key) {
+                keys.entry(key).or_insert((index, column));
+            }
+        }
+        KeyIndex(keys)
+    }
+
+    /// The (0-based line, 1-based value column) of `key`; a key the one pass could not
+    /// read (a plain key holding `:`) is looked for line by line.
+    fn find(&self, text: &str, key: &str) -> Option<(usize, usize)> {
+        self.0
+            .get(key)
+            .copied()
+            .or_else(|| key_lines(text, key).next())
+    }
+}
+
+/// The key a top-level `key: value` line starts with, as written (without its quotes).
+fn written_key(line: &str) -> Option<&str> {
+    let first = line.chars().next()?;
+    if first == '"' || first == '\'' {
+        let rest = &line[1..];
+        return rest.find(first).map(|end| &rest[..end]);
+    }
+    if first.is_whitespace() || matches!(first, '#' | '-' | '[' | '{') {
+        return None;
+    }
+    line.find(':')
+        .map(|end| line[..end].trim_end_matches([' ', '\t']))
 }
 
 fn located(path: &Path, text: &str, first_line: usize, error: &serde_yaml::Error) -> Problem {
@@ -372,6 +479,37 @@ impl<'a> Mapping<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deep_flow_nesting_is_refused_before_parsing() {
+        let path = Path::new("e.md");
+        let deep = format!("x: {}{}\n", "[".repeat(65), "]".repeat(65));
+        let problem = parse_mapping(path, &deep, 2).err().unwrap();
+        assert_eq!((problem.line, problem.column), (2, 68));
+        let fine = format!("x: {}{}\n", "[".repeat(64), "]".repeat(64));
+        assert!(parse_mapping(path, &fine, 2).is_ok());
+        // Brackets in quoted scalars and comments do not count; an apostrophe in a plain
+        // scalar opens no quote.
+        let quoted = format!(
+            "a: \"{}\"\nb: '{}' # {}\n",
+            "[".repeat(99),
+            "{".repeat(99),
+            "[".repeat(99)
+        );
+        assert!(parse_mapping(path, &quoted, 1).is_ok());
+        let sneaky = format!("it's: {}{}\n", "[".repeat(65), "]".repeat(65));
+        assert!(parse_mapping(path, &sneaky, 1).is_err());
+    }
+
+    #[test]
+    fn many_keys_are_located_in_one_pass() {
+        let text: String = (0..5000).map(|i| format!("k{i}: {i}\n")).collect();
+        let map = parse_mapping(Path::new("e.md"), &text, 2).unwrap();
+        let field = map.get("k4999").unwrap();
+        assert_eq!((field.line, field.value_column), (5001, 8));
+        let quoted = parse_mapping(Path::new("e.md"), "\"a b\": 1\n'c': 2\n", 1).unwrap();
+        assert_eq!(quoted.get("c").map(|f| f.line), Some(2));
+    }
 
     #[test]
     fn positions_are_those_of_the_file() {

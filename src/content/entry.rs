@@ -249,8 +249,19 @@ fn read_date(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<DateTime<
     None
 }
 
+/// The most tags an entry may have: each one is a page that lists the entry with all its
+/// tags, so the output grows with the square of their number.
+pub const MAX_TAGS: usize = 64;
+
 fn read_tags(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Vec<String> {
     let tags = map.string_list("tags", problems).unwrap_or_default();
+    if let Some(field) = map.get("tags").filter(|_| tags.len() > MAX_TAGS) {
+        problems.push(map.problem(
+            field,
+            format!("{} tags; an entry may have at most {MAX_TAGS}", tags.len()),
+        ));
+        return Vec::new();
+    }
     if let Some(field) = map.get("tags") {
         for tag in &tags {
             if let Err(message) = check_line_text("a tag", tag) {

@@ -18,7 +18,7 @@ pub use org::OrgSettings;
 
 use crate::config::SiteConfig;
 use crate::error::{Error, Problem, Result};
-use crate::{media, slug};
+use crate::{media, slug, text};
 
 /// Every organization of a content folder, in slug order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -238,6 +238,10 @@ impl Scan {
     }
 }
 
+/// The largest entry file read: ten times a long release note with its tables, and a bound
+/// on the memory one file can take (parsing costs about twenty times its size).
+pub const MAX_ENTRY_BYTES: u64 = 16 << 20;
+
 /// One org, parsed and checked.
 pub struct Loaded {
     /// The org, with its entries.
@@ -252,20 +256,22 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
     let parsed: Vec<Result<entry::Parsed, Vec<Problem>>> = folder
         .entry_files
         .par_iter()
-        .filter_map(|file| match std::fs::read(&file.path) {
-            Ok(bytes) => Some(entry::parse(
-                &file.path,
-                &bytes,
-                &file.default_id,
-                &folder.url,
-            )),
-            // Deleted since the folder was walked: as if the walk had come later.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => Some(Err(vec![Problem::file(
-                &file.path,
-                format!("cannot read: {e}"),
-            )])),
-        })
+        .filter_map(
+            |file| match text::read_limited(&file.path, MAX_ENTRY_BYTES) {
+                Ok(bytes) => Some(entry::parse(
+                    &file.path,
+                    &bytes,
+                    &file.default_id,
+                    &folder.url,
+                )),
+                // Deleted since the folder was walked: as if the walk had come later.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => Some(Err(vec![Problem::file(
+                    &file.path,
+                    format!("cannot read: {e}"),
+                )])),
+            },
+        )
         .collect();
     let mut org = Org {
         slug: folder.slug.clone(),

@@ -94,6 +94,41 @@ fn make(name: &str, dir: &Path) -> Made {
                 "]".repeat(10_000)
             ),
         ),
+        "tags-over-the-limit" => write(
+            &acme.join("many.md"),
+            format!(
+                "---\ntitle: Many tags\ndate: 2026-11-01\ntags: [{}]\n---\nTagged.\n",
+                (0..1000)
+                    .map(|i| format!("t{i}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
+        "unknown-keys-40000" => entry(
+            "keys.md",
+            &(0..40_000)
+                .map(|i| format!("k{i}: 1\n"))
+                .collect::<String>(),
+            "Keys.\n",
+        ),
+        "yaml-flow-nested-100000" => entry(
+            "flow.md",
+            &format!("x: {}{}\n", "[".repeat(100_000), "]".repeat(100_000)),
+            "Flow.\n",
+        ),
+        "hundred-megabyte-entry" => {
+            let path = acme.join("huge.md");
+            write(
+                &path,
+                "---\ntitle: Huge\ndate: 2026-11-01\ntags: [big]\n---\n".into(),
+            );
+            // Sparse: the size is what counts, and nothing of it is read.
+            let file = fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .expect("open");
+            file.set_len(100 * 1024 * 1024).expect("grow");
+        }
         "non-utf8-file-name" => {
             use std::os::unix::ffi::OsStrExt;
             let name = std::ffi::OsStr::from_bytes(b"caf\xE9.md");
@@ -149,6 +184,10 @@ const GENERATED: &[&str] = &[
     "nested-links-10000",
     "nested-emphasis-10000",
     "yaml-nested-10000",
+    "tags-over-the-limit",
+    "unknown-keys-40000",
+    "yaml-flow-nested-100000",
+    "hundred-megabyte-entry",
     "non-utf8-file-name",
     "symlink-entry-outside",
     "symlink-folder-outside",
