@@ -22,6 +22,15 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
 /// replaces), then renames it over `path`. On failure `path` is left as it was and the
 /// temporary file is removed.
 fn write_then_rename(path: &Path, bytes: &[u8], durable: bool) -> Result<()> {
+    // A link is written through: the file it leads to is the one replaced.
+    let resolved;
+    let path = match path.is_symlink().then(|| path.canonicalize()) {
+        Some(Ok(target)) => {
+            resolved = target;
+            resolved.as_path()
+        }
+        _ => path,
+    };
     let folder = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
@@ -38,6 +47,17 @@ fn write_then_rename(path: &Path, bytes: &[u8], durable: bool) -> Result<()> {
         file.as_file()
             .set_permissions(metadata.permissions())
             .map_err(write_error(path))?;
+        // The owner too (a keys file the server's user owns, rewritten by root): where it
+        // cannot be given, the file is ours, as any new file would be.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let _ = std::os::unix::fs::fchown(
+                file.as_file(),
+                Some(metadata.uid()),
+                Some(metadata.gid()),
+            );
+        }
     }
     file.persist(path).map_err(|e| write_error(path)(e.error))?;
     Ok(())
@@ -60,6 +80,13 @@ mod tests {
         assert_eq!(mode & 0o777, 0o600);
         // Nothing else is left in the folder.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // A link is written through, and stays a link.
+        let link = dir.path().join("link.yaml");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        replace_durably(&link, b"through").unwrap();
+        assert!(link.is_symlink());
+        assert_eq!(std::fs::read(&path).unwrap(), b"through");
+        std::fs::remove_file(&link).unwrap();
         // A file that does not exist yet is made.
         replace(&dir.path().join("new.yaml"), b"x").unwrap();
         assert_eq!(std::fs::read(dir.path().join("new.yaml")).unwrap(), b"x");

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::digest::hex;
-use crate::error::{Error, Problem, Result};
+use crate::error::{write_error, Error, Problem, Result};
 use crate::{atomic, slug};
 use crate::{text, yaml};
 
@@ -217,10 +217,31 @@ pub struct NewKey {
 /// is checked against these.
 type KeyFields = (String, String, String, u32);
 
+/// An exclusive lock on the folder of `keys_path`, held while the guard lives: two
+/// `shiplog keys new` at once each read the file the other wrote, and no key is lost. (The
+/// folder, not the file, since the file is replaced by a rename.)
+fn lock_folder_of(keys_path: &Path) -> Result<std::fs::File> {
+    let folder = match keys_path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let handle = std::fs::File::open(folder).map_err(|e| {
+        Error::Usage(format!(
+            "the folder of keys file {} cannot be opened: {e}",
+            keys_path.display()
+        ))
+    })?;
+    #[cfg(unix)]
+    rustix::fs::flock(&handle, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| write_error(folder)(e.into()))?;
+    Ok(handle)
+}
+
 /// Makes a random key for organization `org`, named `name`, and appends its digest to the
 /// keys file at `keys_path` (created if missing). The org must be a folder of `content_dir`.
 pub fn new_key(keys_path: &Path, content_dir: &Path, org: &str, name: &str) -> Result<NewKey> {
     let name = check_new_key(content_dir, org, name)?;
+    let _lock = lock_folder_of(keys_path)?;
     let (existing, created) = match std::fs::read(keys_path) {
         Ok(bytes) => (text::decode_utf8(keys_path, &bytes)?.to_string(), false),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (String::new(), true),

@@ -680,8 +680,10 @@ fn report_asset_clashes(org: &Org, problems: &mut Vec<Problem>) {
         let mut parts = asset.relative.iter().filter_map(|p| p.to_str());
         let first = parts.next().unwrap_or_default();
         let second = parts.next();
+        // An entry's folder is `<id>/`: a file named like an id would take its place.
         let clashes = RESERVED_IDS.contains(&first)
-            || (second == Some("index.html") && org.entries.iter().any(|e| e.id == first));
+            || (matches!(second, None | Some("index.html"))
+                && org.entries.iter().any(|e| e.id == first));
         if clashes {
             problems.push(Problem::file(
                 &asset.source,

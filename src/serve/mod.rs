@@ -192,6 +192,7 @@ async fn serve(settings: Settings, log: Logger) -> Result<()> {
         port: addr.port(),
         scratch: scratch.path().to_path_buf(),
         settings,
+        busy: std::sync::Mutex::new(false),
     });
     // Watched from before the first build, so that no change is missed.
     let watch = watch(&builder.settings.sources, &log);
@@ -218,6 +219,7 @@ async fn serve(settings: Settings, log: Logger) -> Result<()> {
         url: format!("http://localhost:{}", addr.port()),
         changelogs: shared.changelog_urls(),
     });
+    let cleanup = builder.clone();
     let rebuilder = tokio::spawn(rebuild_on_change(
         watch,
         builder,
@@ -239,6 +241,15 @@ async fn serve(settings: Settings, log: Logger) -> Result<()> {
         signal: stopping.signal,
     });
     let drained = stopping.drain(&mut shutdown, DRAIN_TIMEOUT).await;
+    // No new build starts now; one under way ends before the scratch folder goes.
+    let _ = tokio::task::spawn_blocking(move || {
+        *cleanup
+            .busy
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = true;
+    })
+    .await;
+    drop(scratch);
     log(Event::Stopped { drained });
     Ok(())
 }
@@ -282,6 +293,10 @@ struct Builder {
     port: u16,
     /// The temporary folder that holds the builds.
     scratch: PathBuf,
+    /// Held by the build under way: stopping waits for it before the scratch folder is
+    /// removed, or the build would write into a folder that is being removed. It holds
+    /// `true` once the server stops: a build that starts then does nothing.
+    busy: std::sync::Mutex<bool>,
 }
 
 /// A finished build, good or not.
@@ -306,6 +321,13 @@ impl Builder {
     /// Builds the site into the scratch folder, as of now: the orgs unchanged since the
     /// last build keep their files.
     fn build_now(&self) -> Result<Site> {
+        let stopped = self
+            .busy
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if *stopped {
+            return Err(Error::Internal("the server is stopping".into()));
+        }
         let build = Build {
             sources: &self.settings.sources,
             now: Utc::now(),

@@ -1724,3 +1724,60 @@ fn a_link_out_of_the_content_folder_is_reported_never_walked() {
     site.write_keys(&[]);
     server.poll(LISTING, Some(ACME), CHANGE_TIMEOUT, |r| r.status == 401);
 }
+
+#[test]
+fn keys_made_at_once_are_all_kept_and_the_file_keeps_its_link_and_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let site = Site::new(Some("basic"));
+    // The keys file is a link into a folder of its own, with a mode of its own.
+    let real = site.path().join("secrets/keys.yaml");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(&real, "keys: []\n").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let link = site.path().join("api_keys.yaml");
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let runs: Vec<_> = (0..20)
+        .map(|i| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_shiplog"))
+                .args([
+                    "keys",
+                    "new",
+                    "--org",
+                    "acme",
+                    "--name",
+                    &format!("k{i}"),
+                    "--keys",
+                ])
+                .arg(&link)
+                .arg("--content")
+                .arg(site.content())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let printed: Vec<String> = runs
+        .into_iter()
+        .map(|run| {
+            let output = run.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            String::from_utf8(output.stdout).unwrap().trim().to_string()
+        })
+        .collect();
+    assert!(link.is_symlink(), "the link was replaced by a file");
+    let stored = std::fs::read_to_string(&real).unwrap();
+    for key in &printed {
+        assert!(
+            stored.contains(&digest(key)),
+            "a printed key was lost:\n{stored}"
+        );
+    }
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+}

@@ -525,3 +525,45 @@ fn an_svg_is_served_with_a_policy_under_which_no_script_runs() {
     let page = preview.get("acme", "/changelog/");
     assert_eq!(page.header("content-security-policy"), None);
 }
+
+#[test]
+fn stopping_during_a_rebuild_leaves_no_temporary_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let temp = dir.path().join("tmp");
+    std::fs::create_dir_all(&temp).unwrap();
+    // Enough entries that a rebuild of the org takes a while in a debug build.
+    for n in 0..1500 {
+        write_entry(
+            &dir.path().join(format!("content/big/e{n:04}.md")),
+            &format!(
+                "title: Entry {n}\ndate: 2025-11-01\ntags: [news, t{}]\n",
+                n % 40
+            ),
+            "Some text with a [link](https://example.com).\n",
+        );
+    }
+    // The signal lands before, during or after the rebuild: whichever, nothing is left.
+    for delay_ms in [0, 200, 600] {
+        let (mut child, logs) = crate::support::spawn_program_in(
+            std::process::Command::new(env!("CARGO_BIN_EXE_shiplog"))
+                .args(["serve", "--port", "0"])
+                .current_dir(dir.path())
+                .env("TMPDIR", &temp),
+        );
+        assert!(logs
+            .wait_for(0, START_TIMEOUT, |l| l.starts_with("serving on "))
+            .is_some());
+        write_entry(
+            &dir.path().join("content/big/e0000.md"),
+            &format!("title: Edited {delay_ms}\ndate: 2025-11-01\ntags: [news]\n"),
+            "Edited.\n",
+        );
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        // SAFETY: kill(2) on our own child's pid has no memory effects.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+        let status = wait_with_deadline(&mut child, START_TIMEOUT).expect("it stops");
+        assert!(status.success(), "{status}");
+        let left: Vec<_> = std::fs::read_dir(&temp).unwrap().collect();
+        assert!(left.is_empty(), "after {delay_ms} ms: {left:?}");
+    }
+}

@@ -137,9 +137,12 @@ fn spawn(args: &[OsString], cwd: &Path) -> (Child, Arc<Logs>) {
 
 /// Starts `program` with `args` (in `cwd`), reading its standard error as it comes.
 pub fn spawn_program(program: &str, args: &[OsString], cwd: &Path) -> (Child, Arc<Logs>) {
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(cwd)
+    spawn_program_in(Command::new(program).args(args).current_dir(cwd))
+}
+
+/// [`spawn_program`] of a command set up by the caller (its environment, say).
+pub fn spawn_program_in(command: &mut Command) -> (Child, Arc<Logs>) {
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
