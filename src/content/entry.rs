@@ -88,6 +88,8 @@ pub struct Parsed {
     pub warnings: Vec<Problem>,
     /// The entry's relative links and images, resolved, with where they stand in the file.
     pub local_links: Vec<(Url, Problem)>,
+    /// Where its `tags` stand (an empty message), for problems that involve other entries.
+    pub tags_at: Problem,
 }
 
 /// Reads one entry file. A draft is checked like any entry, but its Markdown is not rendered
@@ -149,11 +151,16 @@ pub fn parse(
         source: path.to_path_buf(),
         assets: Vec::new(),
     };
+    let tags_at = match map.get("tags") {
+        Some(field) => map.problem(field, ""),
+        None => map.problem_at_start(""),
+    };
     Ok(Parsed {
         entry,
         draft: fields.draft,
         warnings,
         local_links,
+        tags_at,
     })
 }
 

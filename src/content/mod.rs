@@ -284,6 +284,7 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
     let mut drafts = Vec::new();
     let mut links = Vec::new();
     let mut warnings = Vec::new();
+    let mut tag_pages = TagPages::default();
     for result in parsed {
         match result {
             Ok(parsed) => {
@@ -292,6 +293,7 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
                 if parsed.draft {
                     drafts.push(parsed.entry);
                 } else {
+                    tag_pages.add(&parsed.entry.tags, parsed.tags_at, &mut problems);
                     org.entries.push(parsed.entry);
                 }
             }
@@ -691,6 +693,57 @@ fn report_asset_clashes(org: &Org, problems: &mut Vec<Problem>) {
             ));
         }
     }
+}
+
+/// The tags of an org's entries by the slug of their page: tags that share a page must be
+/// one tag written in other letter case or with other spaces (`Security`, `security`);
+/// `C++`, `C#` and `c` would all be `tags/c/`, one page under one of their names.
+#[derive(Default)]
+struct TagPages(HashMap<String, (String, String, Problem)>);
+
+impl TagPages {
+    /// Adds the `tags` of one entry (written at `at`), reporting a tag whose page another
+    /// tag already has.
+    fn add(&mut self, tags: &[String], at: Problem, problems: &mut Vec<Problem>) {
+        for tag in tags {
+            let slug = slug::of_tag(tag);
+            if slug.is_empty() {
+                continue;
+            }
+            let same = tag_identity(tag);
+            match self.0.get(&slug) {
+                None => {
+                    self.0.insert(slug, (same, tag.clone(), at.clone()));
+                }
+                Some((first, written, first_at)) if *first != same => {
+                    let mut problem = at.clone();
+                    problem.message = format!(
+                        "tag `{tag}` would share the page `tags/{slug}/` with tag `{written}` ({}:{}); tags that differ in more than letter case and spaces need names that differ in letters or digits",
+                        first_at.path.display(),
+                        first_at.line
+                    );
+                    problems.push(problem);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+}
+
+/// What makes two spellings one tag: letter case and runs of spaces, `-` and `_` do not
+/// count; every other character does.
+fn tag_identity(tag: &str) -> String {
+    let mut identity = String::with_capacity(tag.len());
+    for part in tag
+        .split(|c: char| c.is_whitespace() || c == '-' || c == '_')
+        .filter(|part| !part.is_empty())
+    {
+        if !identity.is_empty() {
+            identity.push(' ');
+        }
+        identity.extend(part.chars().flat_map(char::to_lowercase));
+    }
+    identity
 }
 
 /// Each id may appear once in an org (drafts included); a second use names the first file.
