@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::catalog::{self, Catalog};
@@ -75,6 +76,7 @@ pub(super) fn spawn(settings: Settings, shared: Arc<Shared>, mut hangup: Hangup)
         targets,
         Arc::new(move |message| log(Event::Warning { message })),
     );
+    let content = spawn_content_reloads(settings.clone(), shared.clone());
     tokio::spawn(async move {
         loop {
             let changes = tokio::select! {
@@ -85,16 +87,44 @@ pub(super) fn spawn(settings: Settings, shared: Arc<Shared>, mut hangup: Hangup)
                 watch.everything("SIGHUP");
                 continue;
             };
-            if changes.contains(&Watched::Config) {
-                reload_content(&settings, &shared, changes.trigger, Scope::Everything).await;
-            } else if changes.contains(&Watched::Content) {
-                reload_content(&settings, &shared, changes.trigger, Scope::ChangedOrgs).await;
-            }
+            // Keys first, and here: a revocation never waits for a content reload.
             if changes.contains(&Watched::Keys) {
                 reload_keys(&settings, &shared, changes.trigger).await;
             }
+            let scope = if changes.contains(&Watched::Config) {
+                Some(Scope::Everything)
+            } else if changes.contains(&Watched::Content) {
+                Some(Scope::ChangedOrgs)
+            } else {
+                None
+            };
+            if let Some(scope) = scope {
+                let _ = content.send((changes.trigger, scope));
+            }
         }
     })
+}
+
+/// The task that reloads the content, one reload at a time, off the loop that watches the
+/// files (a large content folder may take seconds). Requests that came in during a reload
+/// are read in one go after it. It ends once the sender is dropped.
+fn spawn_content_reloads(
+    settings: Settings,
+    shared: Arc<Shared>,
+) -> mpsc::UnboundedSender<(&'static str, Scope)> {
+    let (sender, mut requests) = mpsc::unbounded_channel::<(&'static str, Scope)>();
+    tokio::spawn(async move {
+        while let Some((mut trigger, mut scope)) = requests.recv().await {
+            while let Ok((later, wider)) = requests.try_recv() {
+                trigger = later;
+                if wider == Scope::Everything {
+                    scope = Scope::Everything;
+                }
+            }
+            reload_content(&settings, &shared, trigger, scope).await;
+        }
+    });
+    sender
 }
 
 /// What a reload reads again.

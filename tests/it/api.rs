@@ -1781,3 +1781,48 @@ fn keys_made_at_once_are_all_kept_and_the_file_keeps_its_link_and_mode() {
     let mode = std::fs::metadata(&real).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o640);
 }
+
+#[test]
+fn a_revocation_does_not_wait_for_a_content_reload() {
+    let site = Site::new(Some("basic"));
+    // An org large enough that reading it again takes a while.
+    for n in 0..3000 {
+        write_entry(
+            &site.content().join(format!("acme/bulk/e{n:04}.md")),
+            &format!("title: Entry {n}\ndate: 2025-11-01\ntags: [bulk]\n"),
+            "Some text with a [link](https://example.com) and **bold** words.\n",
+        );
+    }
+    let server = site.start();
+    assert_eq!(server.get(LISTING, Some(ACME)).status, 200);
+    let from = server.logs.len();
+    // A change to acme's content, and at once acme's key revoked: whether the watch hands
+    // both over in one batch or in two, the keys are read first.
+    write_entry(
+        &site.content().join("acme/bulk/e0000.md"),
+        "title: Edited\ndate: 2025-11-01\ntags: [bulk]\n",
+        "Edited.\n",
+    );
+    site.write_keys(&[TestKey {
+        name: "globex-ci",
+        org: "globex",
+        key: GLOBEX,
+        rate: None,
+    }]);
+    server.poll(LISTING, Some(ACME), CHANGE_TIMEOUT, |r| r.status == 401);
+    wait_event(&server, from, "content_reloaded");
+    let lines = server.logs.lines()[from..].to_vec();
+    let keys_at = lines
+        .iter()
+        .position(|l| is_event(l, "keys_reloaded"))
+        .unwrap();
+    let content_at = lines
+        .iter()
+        .position(|l| is_event(l, "content_reloaded"))
+        .unwrap();
+    assert!(
+        keys_at < content_at,
+        "the keys waited for the content:\n{}",
+        lines.join("\n")
+    );
+}
