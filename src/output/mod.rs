@@ -42,6 +42,42 @@ fn read_asset(asset: &Asset) -> Result<Vec<u8>> {
     std::fs::read(&asset.source).map_err(read_error(&asset.source))
 }
 
+/// Removes what builds into the output folder `name` in `parent` that were killed left
+/// beside it: their staging and put-aside folders, named after their process ids. A build
+/// that is still running keeps its own. (The output they may have left half-committed is
+/// made whole by this build, which rewrites every file whose bytes differ.)
+fn remove_leftovers(parent: &Path, name: &str) {
+    let Ok(items) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let prefixes = [
+        format!(".{name}.shiplog-new-"),
+        format!(".{name}.shiplog-old-"),
+    ];
+    for item in items.flatten() {
+        let file_name = item.file_name();
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
+        let pid = prefixes
+            .iter()
+            .find_map(|prefix| file_name.strip_prefix(prefix.as_str()))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if pid.is_some_and(|pid| pid != std::process::id() && !is_running(pid)) {
+            let _ = std::fs::remove_dir_all(item.path());
+        }
+    }
+}
+
+/// Whether process `pid` is running; where that cannot be told, it is taken to be.
+fn is_running(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        Path::new("/proc").join(pid.to_string()).exists()
+    } else {
+        true
+    }
+}
+
 /// Removes the file at `path`, if there is one.
 pub fn remove_if_present(path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
@@ -114,6 +150,7 @@ impl OutputTree {
         let id = std::process::id();
         let staging = parent.join(format!(".{name}.shiplog-new-{id}"));
         let aside = parent.join(format!(".{name}.shiplog-old-{id}"));
+        remove_leftovers(&parent, name);
         let existing = match output.is_dir() {
             true => list_files(output, known)?,
             false => None,

@@ -559,3 +559,29 @@ fn an_output_path_that_is_a_file_is_refused_and_kept() {
         .collect();
     assert!(names.iter().all(|n| !n.contains("shiplog")), "{names:?}");
 }
+
+#[test]
+fn what_killed_builds_left_beside_the_output_is_removed() {
+    let work = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("states/content"), &work.path().join("content"));
+    // Process ids no process has (beyond Linux's largest), and one of a running process.
+    let dead = [".public.shiplog-new-4194399", ".public.shiplog-old-4194398"];
+    let running = format!(".public.shiplog-new-{}", std::process::id());
+    for folder in dead.iter().copied().chain([running.as_str()]) {
+        std::fs::create_dir_all(work.path().join(folder).join("acme")).unwrap();
+        std::fs::write(work.path().join(folder).join("acme/x.html"), "left").unwrap();
+    }
+    let output = shiplog(work.path(), &["generate", "--now", NOW]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for folder in dead {
+        assert!(!work.path().join(folder).exists(), "{folder} was left");
+    }
+    assert!(
+        work.path().join(&running).exists(),
+        "a running build's folder was removed"
+    );
+}
