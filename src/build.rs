@@ -24,6 +24,7 @@ use crate::error::{Error, Problem, Result};
 use crate::output::cache::{self, Manifest, OrgKey, OrgRecord};
 use crate::output::{self, Changes, Known, OutputTree};
 use crate::render::{self, Themes};
+use crate::themes;
 
 /// Where a build reads from: the content folder and the site settings.
 #[derive(Debug, Clone)]
@@ -202,7 +203,7 @@ impl Build<'_> {
             )
         });
         let scan = scan?;
-        let themes = Themes::load(
+        let themes = themes::load(
             scan.orgs().iter().map(|org| org.settings.theme.as_str()),
             &site.themes_dir,
         );

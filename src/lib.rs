@@ -23,6 +23,7 @@ pub mod serve;
 mod server;
 pub mod slug;
 pub mod text;
+pub mod themes;
 mod watch;
 mod yaml;
 

@@ -445,7 +445,6 @@ fn described(_: &std::fs::File, _: &Path, _: bool) -> Option<Described> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::DEFAULT_THEME;
     use crate::content;
 
     /// A content folder with org `acme` and one entry, scanned.
@@ -469,7 +468,7 @@ mod tests {
             .unwrap();
             let site = SiteConfig::default();
             let scan = content::scan(dir.path(), &site).unwrap();
-            let theme = Theme::load(DEFAULT_THEME, dir.path()).unwrap();
+            let theme = Theme::new(None).unwrap();
             Acme {
                 dir,
                 scan,

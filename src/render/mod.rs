@@ -114,15 +114,9 @@ pub type OutputFile = (PathBuf, Vec<u8>);
 pub struct Themes(HashMap<String, Theme>);
 
 impl Themes {
-    /// Parses the themes `names` (repeats allowed), looking them up in `themes_dir`.
-    pub fn load<'a>(names: impl IntoIterator<Item = &'a str>, themes_dir: &Path) -> Result<Themes> {
-        let mut themes = HashMap::new();
-        for name in names {
-            if !themes.contains_key(name) {
-                themes.insert(name.to_string(), Theme::load(name, themes_dir)?);
-            }
-        }
-        Ok(Themes(themes))
+    /// The themes given by name.
+    pub fn new(themes: HashMap<String, Theme>) -> Themes {
+        Themes(themes)
     }
 
     /// The theme called `name`, one of those loaded.

@@ -12,7 +12,7 @@ use crate::color::Color;
 use crate::config::DEFAULT_THEME;
 use crate::content::{Entry, Org};
 use crate::error::{Error, Result};
-use crate::{digest, slug, text};
+use crate::{digest, slug};
 
 /// The built-in theme, `themes/default/`, compiled into the binary.
 const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
@@ -36,9 +36,6 @@ const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
 /// Room in a page's buffer beyond the entry HTML it shows: the inline style sheet and
 /// script, the head, and the markup around each entry.
 const PAGE_ROOM: usize = 16 * 1024;
-
-/// The files of a theme folder that are templates; any other file is ignored.
-const TEMPLATE_EXTENSIONS: &[&str] = &["html", "css", "js"];
 
 /// The accent colour of an org that sets none.
 const DEFAULT_ACCENT: Color = Color::rgb(0x25, 0x63, 0xeb);
@@ -210,10 +207,11 @@ struct EntryPage<'a> {
 }
 
 impl Theme {
-    /// Parses theme `name`: the built-in templates, each replaced by the file of the same
-    /// name in `themes_dir/<name>/` where there is one. Every built-in template can also be
-    /// reached as `default/<name>`, so that an override can include what it extends.
-    pub fn load(name: &str, themes_dir: &Path) -> Result<Theme> {
+    /// Parses a theme: the built-in templates, each replaced by the template of the same
+    /// name in `overrides` (a theme folder's, read by [`crate::themes`], with its path for
+    /// messages) where there is one. Every built-in template can also be reached as
+    /// `default/<name>`, so that an override can include what it extends.
+    pub fn new(overrides: Option<(&Path, Vec<(String, String)>)>) -> Result<Theme> {
         let mut templates: Vec<(String, String)> = DEFAULT_TEMPLATES
             .iter()
             .flat_map(|(file, text)| {
@@ -224,9 +222,8 @@ impl Theme {
             })
             .collect();
         let mut label = format!("the built-in theme `{DEFAULT_THEME}`");
-        if name != DEFAULT_THEME {
-            let folder = themes_dir.join(name);
-            for (file, text) in read_templates(&folder)? {
+        if let Some((folder, overrides)) = overrides {
+            for (file, text) in overrides {
                 match templates.iter_mut().find(|(known, _)| *known == file) {
                     Some(template) => template.1 = text,
                     None => templates.push((file, text)),
@@ -274,46 +271,6 @@ impl Theme {
             .map_err(template_error)?;
         Ok(page)
     }
-}
-
-/// The template files of a theme folder, in any sub-folder, named by their path with `/`.
-/// Names starting with `.` are skipped.
-fn read_templates(folder: &Path) -> Result<Vec<(String, String)>> {
-    let mut templates = Vec::new();
-    let walker = walkdir::WalkDir::new(folder)
-        .follow_links(true)
-        .sort_by_file_name()
-        .min_depth(1)
-        .into_iter()
-        .filter_entry(|item| !item.file_name().to_string_lossy().starts_with('.'));
-    for item in walker {
-        let item = item.map_err(|e| Error::Read {
-            path: e.path().unwrap_or(folder).to_path_buf(),
-            source: e.into(),
-        })?;
-        let path = item.path();
-        let is_template = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| TEMPLATE_EXTENSIONS.contains(&e));
-        if !item.file_type().is_file() || !is_template {
-            continue;
-        }
-        let bytes = std::fs::read(path).map_err(|source| Error::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let text = text::decode_utf8(path, &bytes)?;
-        let name = path
-            .strip_prefix(folder)
-            .expect("walked from the folder")
-            .iter()
-            .map(|part| part.to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
-        templates.push((name, text.to_string()));
-    }
-    Ok(templates)
 }
 
 /// The pages of one org, rendered with its theme.

@@ -52,7 +52,7 @@ fn now() -> DateTime<Utc> {
 fn render_all(index: &Index) -> Vec<render::OutputFile> {
     static THEMES: OnceLock<Themes> = OnceLock::new();
     let themes = THEMES.get_or_init(|| {
-        Themes::load(["default"], Path::new("themes")).expect("the built-in theme")
+        shiplog::themes::load(["default"], Path::new("themes")).expect("the built-in theme")
     });
     index
         .orgs()
