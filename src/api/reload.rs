@@ -6,7 +6,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::catalog::{self, Catalog};
@@ -67,64 +66,60 @@ enum Watched {
 }
 
 /// Starts watching the files; the returned task reloads, on a change or SIGHUP, until
-/// aborted.
+/// aborted. The keys file has a watch and a task of its own: a revocation never waits for a
+/// content reload (a large content folder may take seconds), and content changes made
+/// during a reload are read in one go after it, as the watch hands them over.
 pub(super) fn spawn(settings: Settings, shared: Arc<Shared>, mut hangup: Hangup) -> JoinHandle<()> {
+    let keys = AbortOnDrop(spawn_keys_reloads(settings.clone(), shared.clone()));
     let log = shared.log.clone();
-    let mut targets = Target::sources(&settings.sources, Watched::Content, Watched::Config);
-    targets.push(Target::file(Watched::Keys, &settings.keys));
     let mut watch = Watch::start(
-        targets,
+        Target::sources(&settings.sources, Watched::Content, Watched::Config),
         Arc::new(move |message| log(Event::Warning { message })),
     );
-    let content = spawn_content_reloads(settings.clone(), shared.clone());
     tokio::spawn(async move {
+        // Aborting this task stops the keys' task too.
+        let _keys = keys;
         loop {
             let changes = tokio::select! {
                 changes = watch.next() => Some(changes),
                 () = hangup.recv() => None,
             };
             let Some(changes) = changes else {
+                reload_keys(&settings, &shared, "SIGHUP").await;
                 watch.everything("SIGHUP");
                 continue;
             };
-            // Keys first, and here: a revocation never waits for a content reload.
-            if changes.contains(&Watched::Keys) {
-                reload_keys(&settings, &shared, changes.trigger).await;
-            }
-            let scope = if changes.contains(&Watched::Config) {
-                Some(Scope::Everything)
+            if changes.contains(&Watched::Config) {
+                reload_content(&settings, &shared, changes.trigger, Scope::Everything).await;
             } else if changes.contains(&Watched::Content) {
-                Some(Scope::ChangedOrgs)
-            } else {
-                None
-            };
-            if let Some(scope) = scope {
-                let _ = content.send((changes.trigger, scope));
+                reload_content(&settings, &shared, changes.trigger, Scope::ChangedOrgs).await;
             }
         }
     })
 }
 
-/// The task that reloads the content, one reload at a time, off the loop that watches the
-/// files (a large content folder may take seconds). Requests that came in during a reload
-/// are read in one go after it. It ends once the sender is dropped.
-fn spawn_content_reloads(
-    settings: Settings,
-    shared: Arc<Shared>,
-) -> mpsc::UnboundedSender<(&'static str, Scope)> {
-    let (sender, mut requests) = mpsc::unbounded_channel::<(&'static str, Scope)>();
+/// The task that re-reads the keys file whenever it changes.
+fn spawn_keys_reloads(settings: Settings, shared: Arc<Shared>) -> JoinHandle<()> {
+    let log = shared.log.clone();
+    let mut watch = Watch::start(
+        vec![Target::file(Watched::Keys, &settings.keys)],
+        Arc::new(move |message| log(Event::Warning { message })),
+    );
     tokio::spawn(async move {
-        while let Some((mut trigger, mut scope)) = requests.recv().await {
-            while let Ok((later, wider)) = requests.try_recv() {
-                trigger = later;
-                if wider == Scope::Everything {
-                    scope = Scope::Everything;
-                }
-            }
-            reload_content(&settings, &shared, trigger, scope).await;
+        loop {
+            let changes = watch.next().await;
+            reload_keys(&settings, &shared, changes.trigger).await;
         }
-    });
-    sender
+    })
+}
+
+/// Aborts its task when dropped.
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// What a reload reads again.
