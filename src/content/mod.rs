@@ -88,6 +88,35 @@ struct EntryFile {
     default_id: String,
 }
 
+impl EntryFile {
+    /// The entry file at `path` (named `name`, in org folder `folder`), when it is one: a
+    /// `.md` file, in any case. A bundle (`<id>/index.md`) takes its id from its folder.
+    fn at(path: &Path, name: &str, folder: &Path) -> Option<EntryFile> {
+        let cut = name.len().checked_sub(3)?;
+        let stem = (name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case(".md"))
+            .then(|| &name[..cut])?;
+        let default_id = if is_bundle_index(path, folder) {
+            path.parent()
+                .and_then(|p| p.file_name())
+                .map_or_else(|| stem.to_string(), |n| n.to_string_lossy().into_owned())
+        } else {
+            stem.to_string()
+        };
+        Some(EntryFile {
+            path: path.to_path_buf(),
+            default_id,
+        })
+    }
+}
+
+/// The problem with a file of a type that is not published.
+fn unpublished_type() -> String {
+    format!(
+        "a file of this type is not published (a browser could run it on the changelog's host); publishable types: {}",
+        media::allowed_extensions()
+    )
+}
+
 /// A content folder walked, its orgs' settings read, and its entries not yet parsed: what
 /// [`load`] does first. A build that can reuse an org's earlier output loads the others only.
 pub struct Scan {
@@ -619,36 +648,14 @@ fn org_files(
             problems.push(Problem::file(path, "the name is not valid UTF-8"));
             continue;
         };
-        let stem = name
-            .len()
-            .checked_sub(3)
-            .filter(|&cut| name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case(".md"))
-            .map(|cut| &name[..cut]);
-        if let Some(stem) = stem {
-            // A bundle (`<id>/index.md`) takes its id from its folder.
-            let default_id = if is_bundle_index(path, folder) {
-                path.parent()
-                    .and_then(|p| p.file_name())
-                    .map_or_else(|| stem.to_string(), |n| n.to_string_lossy().into_owned())
-            } else {
-                stem.to_string()
-            };
-            files.push(EntryFile {
-                path: path.to_path_buf(),
-                default_id,
-            });
+        if let Some(file) = EntryFile::at(path, name, folder) {
+            files.push(file);
         } else if name.starts_with('_') {
             continue;
         } else if linked {
             problems.push(Problem::file(path, ASSET_LINK));
         } else if media::asset_type(name).is_none() {
-            problems.push(Problem::file(
-                path,
-                format!(
-                    "a file of this type is not published (a browser could run it on the changelog's host); publishable types: {}",
-                    media::allowed_extensions()
-                ),
-            ));
+            problems.push(Problem::file(path, unpublished_type()));
         } else if let Ok(relative) = path.strip_prefix(folder) {
             assets.push(Asset {
                 source: path.to_path_buf(),

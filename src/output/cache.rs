@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::atomic;
 use crate::config::SiteConfig;
-use crate::content::{Org, OrgFolder};
+use crate::content::{Org, OrgFolder, MAX_ENTRY_BYTES};
 use crate::digest;
 use crate::error::{write_error, Result};
 use crate::render::{OutputFile, Theme};
@@ -247,9 +247,12 @@ pub fn org_key(
     let mut bytes = Vec::new();
     for source in folder.sources() {
         bytes.clear();
-        std::fs::File::open(source)
-            .and_then(|mut file| file.read_to_end(&mut bytes))
-            .ok()?;
+        // A file too large to be content is not read: loading the org reports it.
+        let mut file = std::fs::File::open(source).ok()?;
+        if file.metadata().ok()?.len() > MAX_ENTRY_BYTES {
+            return None;
+        }
+        file.read_to_end(&mut bytes).ok()?;
         digest.add(folder.relative(source).as_os_str().as_encoded_bytes());
         digest.add(&bytes);
     }

@@ -512,3 +512,62 @@ fn every_hostile_case_ends_as_expected() {
         failures.join("\n\n")
     );
 }
+
+/// The cases that cost seconds and gigabytes before there were limits: each is now refused
+/// within a small budget of time and memory (a debug build, on a busy machine).
+#[test]
+fn costly_inputs_are_refused_within_budget() {
+    const SECONDS: f64 = 5.0;
+    const MEMORY_KIB: i64 = 200 * 1024;
+    for name in [
+        "tags-over-the-limit",
+        "unknown-keys-40000",
+        "yaml-flow-nested-100000",
+        "yaml-nested-10000",
+        "hundred-megabyte-entry",
+    ] {
+        let temp = tempfile::tempdir().expect("temp dir");
+        copy_tree(&fixture("hostile").join(name), temp.path());
+        assert!(matches!(make(name, temp.path()), Made::Ready), "{name}");
+        for command in ["check", "generate"] {
+            let started = std::time::Instant::now();
+            let child = Command::new(env!("CARGO_BIN_EXE_shiplog"))
+                .current_dir(temp.path())
+                .args([command, "--content", "content"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("the shiplog binary runs");
+            let (status, peak_kib) = wait_with_usage(child, BUILD_DEADLINE);
+            let seconds = started.elapsed().as_secs_f64();
+            assert_eq!(status, Some(1), "{name} {command}: exit status");
+            assert!(seconds < SECONDS, "{name} {command}: {seconds:.2} s");
+            assert!(peak_kib < MEMORY_KIB, "{name} {command}: {peak_kib} KiB");
+        }
+    }
+}
+
+/// Waits for `child` (killing it at `deadline`) and gives its exit code and peak resident
+/// memory in KiB, from wait4(2), polled so that a hung child is killed while still ours.
+fn wait_with_usage(child: std::process::Child, deadline: Duration) -> (Option<i32>, i64) {
+    let pid = child.id() as libc::pid_t;
+    let until = std::time::Instant::now() + deadline;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `status` and `usage` are valid for writes; `pid` is our unreaped child.
+        let waited = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if waited == pid {
+            break;
+        }
+        assert_eq!(waited, 0, "wait4");
+        if std::time::Instant::now() >= until {
+            // SAFETY: kill(2) on our own child, not reaped yet.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, usage.ru_maxrss)
+}
