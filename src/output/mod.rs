@@ -6,8 +6,12 @@
 //!
 //! New and changed files are first written to a staging folder beside the output. Only when
 //! every file is staged does [`OutputTree::commit`] move them in: in one rename when there
-//! was no output yet, else file by file, putting each replaced or stale file aside first so
-//! that a failure half-way is rolled back.
+//! was no output yet; else one top-level folder (one org) at a time, each switched whole.
+//! The org's new folder is completed in the staging folder (its unchanged files hard-linked
+//! from the old one, so they keep their inode, times and ETag) and exchanged with the old
+//! one in one `renameat2(RENAME_EXCHANGE)`: a reader of an org's host, and a build killed at
+//! any moment, see the org exactly as it was or exactly as it is now, never a mix. An org
+//! whose files are all unchanged is not touched at all.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -216,7 +220,7 @@ impl OutputTree {
                 stale.sort();
                 let mut staged = written.staged;
                 staged.sort();
-                self.move_in(&staged, &stale)?
+                self.move_in(&staged, &stale, &written.all)?
             }
         };
         self.committed = true;
@@ -240,34 +244,37 @@ impl OutputTree {
         })
     }
 
-    /// Puts `stale` and the files `staged` replaces aside, then moves `staged` in; undoes
-    /// every move when one fails.
-    fn move_in(&self, staged: &[PathBuf], stale: &[PathBuf]) -> Result<Changes> {
-        let mut done: Vec<(PathBuf, PathBuf)> = Vec::new();
-        let result = (|| {
-            for relative in stale {
-                move_file(
-                    &self.output.join(relative),
-                    &self.aside.join(relative),
-                    &mut done,
-                )?;
+    /// Switches each top-level folder (an org) that `staged` or `stale` touch to its new
+    /// state, whole, and each top-level file (`_headers`) by a rename; undoes every switch
+    /// when one fails. `all` is every file of the new tree.
+    fn move_in(
+        &self,
+        staged: &[PathBuf],
+        stale: &[PathBuf],
+        all: &HashSet<PathBuf>,
+    ) -> Result<Changes> {
+        let mut touched: Vec<&std::ffi::OsStr> = staged
+            .iter()
+            .chain(stale)
+            .filter_map(|path| path.iter().next())
+            .collect();
+        touched.sort();
+        touched.dedup();
+        // The files of the new tree under each top-level name touched, found in one pass.
+        let mut by_top: HashMap<&std::ffi::OsStr, Vec<&PathBuf>> =
+            touched.iter().map(|top| (*top, Vec::new())).collect();
+        for path in all {
+            if let Some(files) = path.iter().next().and_then(|top| by_top.get_mut(top)) {
+                files.push(path);
             }
-            remove_empty_folders(&self.output, stale);
-            for relative in staged {
-                let target = self.output.join(relative);
-                if target.exists() {
-                    move_file(&target, &self.aside.join(relative), &mut done)?;
-                }
-                move_file(&self.staging.join(relative), &target, &mut done)?;
-            }
-            Ok(())
-        })();
+        }
+        let mut done: Vec<Switch> = Vec::new();
+        let result = touched
+            .iter()
+            .try_for_each(|top| self.switch(Path::new(top), &by_top[top], &mut done));
         if let Err(error) = result {
-            for (from, to) in done.iter().rev() {
-                if let Some(folder) = from.parent() {
-                    let _ = std::fs::create_dir_all(folder);
-                }
-                let _ = std::fs::rename(to, from);
+            for switch in done.iter().rev() {
+                switch.undo();
             }
             return Err(error);
         }
@@ -276,6 +283,100 @@ impl OutputTree {
             removed: stale.len(),
         })
     }
+
+    /// Switches the top-level `top` of the output to what the build made of it: `kept`, the
+    /// new tree's files under it.
+    fn switch(&self, top: &Path, kept: &[&PathBuf], done: &mut Vec<Switch>) -> Result<()> {
+        let old = self.output.join(top);
+        let new = self.staging.join(top);
+        if kept.is_empty() {
+            // Gone from the new tree: put aside whole.
+            return Switch::rename(&old, &self.aside.join(top), done);
+        }
+        if !(old.is_dir() && (new.is_dir() || !new.exists())) {
+            // A file (`_headers`), a new folder, or a file become a folder or the reverse:
+            // one rename, after putting aside what has another kind.
+            if old.exists() && old.is_dir() != new.is_dir() {
+                Switch::rename(&old, &self.aside.join(top), done)?;
+            }
+            return Switch::rename(&new, &old, done);
+        }
+        // Complete the new folder with the unchanged files of the old one, then switch.
+        for relative in kept {
+            let target = self.staging.join(relative);
+            if target.exists() {
+                continue;
+            }
+            if let Some(folder) = target.parent() {
+                std::fs::create_dir_all(folder).map_err(write_error(folder))?;
+            }
+            let source = self.output.join(relative);
+            std::fs::hard_link(&source, &target)
+                .or_else(|_| std::fs::copy(&source, &target).map(|_| ()))
+                .map_err(write_error(&target))?;
+        }
+        Switch::exchange(&new, &old, done)
+    }
+}
+
+/// One change of a commit, which can be undone.
+enum Switch {
+    /// `from` was renamed to `to`.
+    Renamed { from: PathBuf, to: PathBuf },
+    /// The two were exchanged.
+    Exchanged(PathBuf, PathBuf),
+}
+
+impl Switch {
+    /// Renames `from` to `to` (making `to`'s folder) and notes it in `done`.
+    fn rename(from: &Path, to: &Path, done: &mut Vec<Switch>) -> Result<()> {
+        if let Some(folder) = to.parent() {
+            std::fs::create_dir_all(folder).map_err(write_error(folder))?;
+        }
+        std::fs::rename(from, to).map_err(write_error(to))?;
+        done.push(Switch::Renamed {
+            from: from.to_path_buf(),
+            to: to.to_path_buf(),
+        });
+        Ok(())
+    }
+
+    /// Exchanges the folders `a` and `b` at once, and notes it in `done`.
+    fn exchange(a: &Path, b: &Path, done: &mut Vec<Switch>) -> Result<()> {
+        exchange(a, b).map_err(write_error(b))?;
+        done.push(Switch::Exchanged(a.to_path_buf(), b.to_path_buf()));
+        Ok(())
+    }
+
+    fn undo(&self) {
+        match self {
+            Switch::Renamed { from, to } => {
+                if let Some(folder) = from.parent() {
+                    let _ = std::fs::create_dir_all(folder);
+                }
+                let _ = std::fs::rename(to, from);
+            }
+            Switch::Exchanged(a, b) => {
+                let _ = exchange(a, b);
+            }
+        }
+    }
+}
+
+/// Exchanges two paths in one step, so that each always names one of the two.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(Into::into)
+}
+
+/// Exchanges two paths through a third name (elsewhere there is no atomic exchange).
+#[cfg(not(target_os = "linux"))]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    let between = a.with_extension("shiplog-exchange");
+    std::fs::rename(b, &between)?;
+    std::fs::rename(a, b)?;
+    std::fs::rename(&between, a)
 }
 
 impl Drop for OutputTree {
@@ -284,35 +385,6 @@ impl Drop for OutputTree {
         if !self.committed {
             let _ = std::fs::remove_dir_all(&self.staging);
         }
-    }
-}
-
-/// Renames `from` to `to` (creating `to`'s folder) and notes it in `done`.
-fn move_file(from: &Path, to: &Path, done: &mut Vec<(PathBuf, PathBuf)>) -> Result<()> {
-    if let Some(folder) = to.parent() {
-        std::fs::create_dir_all(folder).map_err(write_error(folder))?;
-    }
-    std::fs::rename(from, to).map_err(write_error(to))?;
-    done.push((from.to_path_buf(), to.to_path_buf()));
-    Ok(())
-}
-
-/// Removes the folders of `root` that removing `removed` left empty.
-fn remove_empty_folders(root: &Path, removed: &[PathBuf]) {
-    let mut folders: Vec<&Path> = removed
-        .iter()
-        .flat_map(|path| path.ancestors().skip(1))
-        .filter(|folder| !folder.as_os_str().is_empty())
-        .collect();
-    // Deepest first, so that a parent is tried once its children are gone.
-    folders.sort_by(|a, b| {
-        let depth = |folder: &Path| folder.components().count();
-        depth(b).cmp(&depth(a)).then_with(|| a.cmp(b))
-    });
-    folders.dedup();
-    for folder in folders {
-        // Fails, as it should, for a folder that still holds something.
-        let _ = std::fs::remove_dir(root.join(folder));
     }
 }
 

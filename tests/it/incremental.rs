@@ -298,3 +298,121 @@ fn a_link_in_the_output_folder_is_removed_and_what_it_leads_to_is_left() {
         "not built by shiplog"
     );
 }
+
+/// Every file under `root` with its bytes, grouped by top-level name (an org, `_headers`).
+fn tree_by_top(root: &Path) -> BTreeMap<String, BTreeMap<String, Vec<u8>>> {
+    let mut tops: BTreeMap<String, BTreeMap<String, Vec<u8>>> = BTreeMap::new();
+    for file in files_under(root) {
+        let top = file.split('/').next().unwrap().to_string();
+        let bytes = std::fs::read(root.join(&file)).unwrap();
+        tops.entry(top).or_default().insert(file, bytes);
+    }
+    tops
+}
+
+#[test]
+fn a_build_killed_at_any_point_leaves_each_org_old_or_new_and_no_litter() {
+    let work = tempfile::tempdir().unwrap();
+    let site = work.path();
+    for org in 0..12 {
+        for n in 0..30 {
+            crate::support::write_entry(
+                &site.join(format!("content/org-{org:02}/e{n:02}.md")),
+                &format!(
+                    "title: Entry {n}\ndate: 2025-11-{:02}\ntags: [news, t{}]\n",
+                    n % 28 + 1,
+                    n % 7
+                ),
+                "Text with a [link](https://example.com) and **bold** words.\n",
+            );
+        }
+    }
+    // Version A, then version B, in which every page and feed changes (the orgs' address).
+    let build = |config: &str, output: &str| {
+        std::fs::write(site.join("shiplog.yaml"), config).unwrap();
+        let result = shiplog(site, &["generate", "--output", output, "--now", NOW, "-q"]);
+        assert!(
+            result.status.success(),
+            "{}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+    };
+    let (a, b) = (
+        "org_url: https://{org}.a.example\n",
+        "org_url: https://{org}.b.example\n",
+    );
+    build(a, "pristine");
+    build(b, "expected");
+    let old = tree_by_top(&site.join("pristine"));
+    let new = tree_by_top(&site.join("expected"));
+    // Kills aimed at the commit: a build removes its cache file just before it switches
+    // the output (the cache describes the output as it is); each kill lands a little later.
+    let cache = site.join(".public.shiplog-cache.json");
+    let mut seed: u64 = 0x5eed;
+    let mut mixed = 0;
+    for kill in 0..20 {
+        if site.join("public").exists() {
+            std::fs::remove_dir_all(site.join("public")).unwrap();
+        }
+        copy_tree(&site.join("pristine"), &site.join("public"));
+        // Not a cache it can use: every org is built.
+        std::fs::write(&cache, "{}").unwrap();
+        std::fs::write(site.join("shiplog.yaml"), b).unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shiplog"))
+            .current_dir(site)
+            .args(["generate", "--now", NOW, "-q"])
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while cache.exists() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the build never committed"
+            );
+            std::thread::yield_now();
+        }
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let at = std::time::Duration::from_micros((seed >> 33) % 1500);
+        std::thread::sleep(at);
+        let _ = child.kill();
+        child.wait().unwrap();
+        let now = tree_by_top(&site.join("public"));
+        let mut states = Vec::new();
+        for (top, files) in &now {
+            let state = if old.get(top) == Some(files) {
+                "old"
+            } else if new.get(top) == Some(files) {
+                "new"
+            } else {
+                panic!("kill {kill} at {at:?}: {top} is neither the old nor the new one")
+            };
+            // `_headers` is the same in both versions: only the orgs tell.
+            if top != "_headers" {
+                states.push(state);
+            }
+        }
+        assert_eq!(now.len(), old.len(), "kill {kill}: an org is missing");
+        let switched = states.iter().filter(|state| **state == "new").count();
+        eprintln!(
+            "kill {kill} {at:?} into the commit: {switched} of {} switched",
+            states.len()
+        );
+        if switched > 0 && switched < states.len() {
+            mixed += 1;
+        }
+    }
+    // The next build completes the switch and leaves nothing beside the output.
+    build(b, "public");
+    assert_eq!(tree_by_top(&site.join("public")), new);
+    let litter: Vec<String> = std::fs::read_dir(site)
+        .unwrap()
+        .map(|item| item.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            name.starts_with(".public.shiplog-new-") || name.starts_with(".public.shiplog-old-")
+        })
+        .collect();
+    assert!(litter.is_empty(), "{litter:?}");
+    eprintln!("{mixed} of 20 kills landed during the commit, between two orgs");
+}
