@@ -268,10 +268,11 @@ impl OutputTree {
                 files.push(path);
             }
         }
+        let staged_set: HashSet<&PathBuf> = staged.iter().collect();
         let mut done: Vec<Switch> = Vec::new();
-        let result = touched
-            .iter()
-            .try_for_each(|top| self.switch(Path::new(top), &by_top[top], &mut done));
+        let result = touched.iter().try_for_each(|top| {
+            self.switch(Path::new(top), &by_top[top], &staged_set, &mut done)
+        });
         if let Err(error) = result {
             for switch in done.iter().rev() {
                 switch.undo();
@@ -285,8 +286,14 @@ impl OutputTree {
     }
 
     /// Switches the top-level `top` of the output to what the build made of it: `kept`, the
-    /// new tree's files under it.
-    fn switch(&self, top: &Path, kept: &[&PathBuf], done: &mut Vec<Switch>) -> Result<()> {
+    /// new tree's files under it, of which those in `staged` are in the staging folder.
+    fn switch(
+        &self,
+        top: &Path,
+        kept: &[&PathBuf],
+        staged: &HashSet<&PathBuf>,
+        done: &mut Vec<Switch>,
+    ) -> Result<()> {
         let old = self.output.join(top);
         let new = self.staging.join(top);
         if kept.is_empty() {
@@ -302,13 +309,14 @@ impl OutputTree {
             return Switch::rename(&new, &old, done);
         }
         // Complete the new folder with the unchanged files of the old one, then switch.
-        for relative in kept {
+        let mut folders: HashSet<PathBuf> = HashSet::new();
+        for relative in kept.iter().filter(|path| !staged.contains(*path)) {
             let target = self.staging.join(relative);
-            if target.exists() {
-                continue;
-            }
             if let Some(folder) = target.parent() {
-                std::fs::create_dir_all(folder).map_err(write_error(folder))?;
+                if !folders.contains(folder) {
+                    std::fs::create_dir_all(folder).map_err(write_error(folder))?;
+                    folders.insert(folder.to_path_buf());
+                }
             }
             let source = self.output.join(relative);
             std::fs::hard_link(&source, &target)
