@@ -270,9 +270,9 @@ impl OutputTree {
         }
         let staged_set: HashSet<&PathBuf> = staged.iter().collect();
         let mut done: Vec<Switch> = Vec::new();
-        let result = touched.iter().try_for_each(|top| {
-            self.switch(Path::new(top), &by_top[top], &staged_set, &mut done)
-        });
+        let result = touched
+            .iter()
+            .try_for_each(|top| self.switch(Path::new(top), &by_top[top], &staged_set, &mut done));
         if let Err(error) = result {
             for switch in done.iter().rev() {
                 switch.undo();
