@@ -101,8 +101,15 @@ pub(super) fn spawn(settings: Settings, shared: Arc<Shared>, mut hangup: Hangup)
 /// The task that re-reads the keys file whenever it changes.
 fn spawn_keys_reloads(settings: Settings, shared: Arc<Shared>) -> JoinHandle<()> {
     let log = shared.log.clone();
+    let mut targets = vec![Target::file(Watched::Keys, &settings.keys)];
+    // A keys file that is a link: the file it leads to is where edits happen.
+    if settings.keys.is_symlink() {
+        if let Ok(real) = settings.keys.canonicalize() {
+            targets.push(Target::file(Watched::Keys, &real));
+        }
+    }
     let mut watch = Watch::start(
-        vec![Target::file(Watched::Keys, &settings.keys)],
+        targets,
         Arc::new(move |message| log(Event::Warning { message })),
     );
     tokio::spawn(async move {

@@ -1826,3 +1826,27 @@ fn a_revocation_does_not_wait_for_a_content_reload() {
         lines.join("\n")
     );
 }
+
+#[test]
+fn a_keys_file_that_is_a_link_is_watched_where_it_leads() {
+    let site = Site::new(Some("basic"));
+    let real = site.path().join("secrets/keys.yaml");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::rename(site.keys(), &real).unwrap();
+    std::os::unix::fs::symlink(&real, site.keys()).unwrap();
+    let server = site.start();
+    assert_eq!(server.get(LISTING, Some(ACME)).status, 200);
+    // An edit of the file the link leads to, with no signal: acme's key is revoked.
+    std::fs::write(
+        &real,
+        keys_yaml(&[TestKey {
+            name: "globex-ci",
+            org: "globex",
+            key: GLOBEX,
+            rate: None,
+        }]),
+    )
+    .unwrap();
+    server.poll(LISTING, Some(ACME), CHANGE_TIMEOUT, |r| r.status == 401);
+    assert_eq!(server.get(LISTING, Some(GLOBEX)).status, 200);
+}
