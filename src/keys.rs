@@ -313,10 +313,12 @@ fn check_new_key<'n>(content_dir: &Path, org: &str, name: &'n str) -> Result<&'n
     let name = name.trim();
     if name.is_empty()
         || name.chars().count() > MAX_NAME_CHARS
-        || name.chars().any(char::is_control)
+        || name
+            .chars()
+            .any(|c| c.is_control() || text::is_invisible(c))
     {
         return Err(Error::Usage(format!(
-            "the key name must be 1 to {MAX_NAME_CHARS} characters of one line of text"
+            "the key name must be 1 to {MAX_NAME_CHARS} characters of one line of visible text (it is shown in the logs)"
         )));
     }
     Ok(name)
@@ -483,5 +485,25 @@ mod tests {
             assert!(matches!(err, Error::Usage(_)), "{org}: {err}");
         }
         assert!(!keys_path.exists());
+    }
+
+    #[test]
+    fn names_must_be_visible_text() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("acme")).unwrap();
+        let keys_path = dir.path().join("keys.yaml");
+        for name in [
+            "",
+            "  ",
+            "a\nb",
+            "ci\u{200B}bot",
+            "ci\u{202E}tob",
+            "x\u{FEFF}",
+        ] {
+            let err = new_key(&keys_path, dir.path(), "acme", name).unwrap_err();
+            assert!(matches!(err, Error::Usage(_)), "{name:?}: {err}");
+        }
+        assert!(!keys_path.exists());
+        assert!(new_key(&keys_path, dir.path(), "acme", "  ci dashboard  ").is_ok());
     }
 }

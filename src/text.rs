@@ -71,6 +71,15 @@ pub fn describe_char(c: char) -> String {
     }
 }
 
+/// Whether `c` is a formatting character that shows nothing but changes how the text
+/// around it reads: zero-width spaces and joiners, bidirectional overrides and isolates,
+/// the soft hyphen and the byte-order mark (Unicode's Cf characters in common use).
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
 /// `text` as a terminal or a log may show it: control characters (an escape sequence that
 /// would rewrite the line, a NUL, a carriage return) written as `\u{1b}`, the rest as it is.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
