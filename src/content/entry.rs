@@ -256,9 +256,9 @@ fn read_date(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<DateTime<
     None
 }
 
-/// The most tags an entry may have: each one is a page that lists the entry with all its
-/// tags, so the output grows with the square of their number.
-pub const MAX_TAGS: usize = 64;
+/// The most tags an entry may have: each one is a page and two feeds that hold the entry
+/// with all its tags, so an entry's share of the output grows with the square of their number.
+pub const MAX_TAGS: usize = 16;
 
 fn read_tags(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Vec<String> {
     let tags = map.string_list("tags", problems).unwrap_or_default();

@@ -267,9 +267,13 @@ impl Scan {
     }
 }
 
-/// The largest entry file read: ten times a long release note with its tables, and a bound
-/// on the memory one file can take (parsing costs about twenty times its size).
-pub const MAX_ENTRY_BYTES: u64 = 16 << 20;
+/// The largest entry file read: far more than a long release note with its tables, and a
+/// bound on the memory one entry can take (parsed, it is copied into a page and two feeds per
+/// tag, each held in memory with its org's other files).
+pub const MAX_ENTRY_BYTES: u64 = 4 << 20;
+
+/// The most distinct tags an org may have: each is a page and two feeds of its own.
+pub const MAX_ORG_TAGS: usize = 500;
 
 /// One org, parsed and checked.
 pub struct Loaded {
@@ -388,6 +392,9 @@ const ASSET_LINK: &str = "symbolic link to a file that is not an entry: only ent
 /// The problem with a link to a folder inside an org (an org folder may be one).
 const FOLDER_LINK: &str = "symbolic link to a folder: it is not followed (its files would be published as this organization's); link each entry, or copy the folder";
 
+/// The problem with an org folder that is a link to a folder inside an org.
+const ORG_LINK: &str = "an organization folder may be a link to another organization folder only, not to a folder inside one (it could hold an unpublished entry's files)";
+
 /// What is wrong with the symbolic link at `path`, if anything, given the content folder's
 /// real path `root`. A link is followed only to a regular file inside the content folder,
 /// outside every part of it that is never published (names starting with `.` or `_`, but
@@ -463,37 +470,42 @@ fn attach_bundle_assets(org: &mut Org, folder: &Path, drafts: &[Entry]) {
             org.entries[entry].assets.insert(0, asset);
         }
     }
-    attach_id_folders(org, drafts);
+    attach_id_folders(org, folder, drafts);
 }
 
-/// A file in a folder named like an entry's id (`secret/plan.pdf` beside `secret.md`) would
-/// be published in that entry's own folder: it goes with the entry, so that it is published
-/// only once the entry is (never for a draft), as a bundle's files are.
-fn attach_id_folders(org: &mut Org, drafts: &[Entry]) {
-    let mut owners: HashMap<&str, Option<usize>> =
-        drafts.iter().map(|d| (d.id.as_str(), None)).collect();
-    for (i, entry) in org.entries.iter().enumerate() {
-        owners.insert(entry.id.as_str(), Some(i));
-    }
-    let mut moves: Vec<(usize, Option<usize>)> = Vec::new();
-    for (i, asset) in org.assets.iter().enumerate() {
-        let mut parts = asset.relative.components();
-        let first = parts.next().and_then(|part| part.as_os_str().to_str());
-        if let (Some(first), Some(_)) = (first, parts.next()) {
-            if let Some(owner) = owners.get(first) {
-                moves.push((i, *owner));
-            }
+/// A file in a folder named like an entry (`secret/plan.pdf` beside `secret.md`, at any
+/// depth of the org folder `folder`; by its id or its file name) would be published in that
+/// entry's own folder: it goes with the entry, so that it is published only once the entry
+/// is (never for a draft), as a bundle's files are.
+fn attach_id_folders(org: &mut Org, folder: &Path, drafts: &[Entry]) {
+    let mut owners: HashMap<PathBuf, Option<usize>> = HashMap::new();
+    let published = org.entries.iter().enumerate().map(|(i, e)| (e, Some(i)));
+    for (entry, owner) in drafts.iter().map(|d| (d, None)).chain(published) {
+        let Ok(relative) = entry.source.strip_prefix(folder) else {
+            continue;
+        };
+        let beside = relative.parent().unwrap_or(Path::new(""));
+        let stem = relative.file_stem().map(|stem| beside.join(stem));
+        for prefix in [Some(beside.join(&entry.id)), stem].into_iter().flatten() {
+            owners.insert(prefix, owner);
         }
     }
-    for (i, owner) in moves.into_iter().rev() {
+    let mut moves: Vec<(usize, Option<usize>, PathBuf)> = Vec::new();
+    for (i, asset) in org.assets.iter().enumerate() {
+        let found = asset
+            .relative
+            .ancestors()
+            .skip(1)
+            .find_map(|prefix| owners.get(prefix).map(|owner| (prefix, *owner)));
+        if let Some((prefix, owner)) = found {
+            let rest = asset.relative.strip_prefix(prefix).expect("an ancestor");
+            moves.push((i, owner, rest.to_path_buf()));
+        }
+    }
+    for (i, owner, rest) in moves.into_iter().rev() {
         let mut asset = org.assets.remove(i);
         if let Some(entry) = owner {
-            let id = &org.entries[entry].id;
-            asset.relative = asset
-                .relative
-                .strip_prefix(id)
-                .expect("under the id")
-                .to_path_buf();
+            asset.relative = rest;
             org.entries[entry].assets.insert(0, asset);
         }
     }
@@ -580,9 +592,16 @@ fn org_folders(
         }
         if path.is_dir() {
             if item.file_type().is_ok_and(|kind| kind.is_symlink()) {
-                if let Some(problem) =
-                    link_problem(&path, root).filter(|p| p.message != FOLDER_LINK)
-                {
+                // An org folder may be a link to another org folder, nothing deeper (a
+                // folder inside an org may hold an unpublished entry's files).
+                let problem = link_problem(&path, root)
+                    .filter(|p| p.message != FOLDER_LINK)
+                    .or_else(|| {
+                        let real = path.canonicalize().ok()?;
+                        let depth = real.strip_prefix(root).ok()?.components().count();
+                        (depth != 1).then(|| Problem::file(&path, ORG_LINK))
+                    });
+                if let Some(problem) = problem {
                     problems.push(problem);
                     continue;
                 }
@@ -719,6 +738,15 @@ impl TagPages {
             }
             let same = tag_identity(tag);
             match self.0.get(&slug) {
+                None if self.0.len() == MAX_ORG_TAGS => {
+                    let mut problem = at.clone();
+                    problem.message = format!(
+                        "tag `{tag}` would be tag number {} of the organization; it may have at most {MAX_ORG_TAGS} (each is a page and two feeds)",
+                        MAX_ORG_TAGS + 1
+                    );
+                    problems.push(problem);
+                    return;
+                }
                 None => {
                     self.0.insert(slug, (same, tag.clone(), at.clone()));
                 }

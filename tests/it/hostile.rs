@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use crate::support::{copy_tree, files_under, fixture, NOW};
 
-/// A build that takes longer than this is a hang (the slowest case, the 10 MB entry, takes a
+/// A build that takes longer than this is a hang (the slowest case, the 4 MB entry, takes a
 /// few seconds in a debug build on a busy machine).
 const BUILD_DEADLINE: Duration = Duration::from_secs(120);
 
@@ -54,10 +54,11 @@ fn make(name: &str, dir: &Path) -> Made {
         )
     };
     match name {
-        "ten-megabyte-entry" => {
+        "four-megabyte-entry" => {
             let paragraph = "All work and no play makes a very long changelog entry. ".repeat(8);
-            let mut body = String::with_capacity(10_500_000);
-            while body.len() < 10 * 1024 * 1024 {
+            let mut body = String::with_capacity(4_200_000);
+            // Just under the 4 MiB an entry file may hold, with its front matter.
+            while body.len() < 4 * 1024 * 1024 - 1024 {
                 body.push_str(&paragraph);
                 body.push_str("\n\n");
             }
@@ -94,6 +95,18 @@ fn make(name: &str, dir: &Path) -> Made {
                 "]".repeat(10_000)
             ),
         ),
+        "org-tags-over-the-limit" => {
+            for n in 0..32 {
+                let tags: Vec<String> = (0..16).map(|k| format!("t{n:02}-{k:02}")).collect();
+                write(
+                    &acme.join(format!("e{n:02}.md")),
+                    format!(
+                        "---\ntitle: Entry {n}\ndate: 2026-11-01\ntags: [{}]\n---\nText.\n",
+                        tags.join(", ")
+                    ),
+                );
+            }
+        }
         "tags-over-the-limit" => write(
             &acme.join("many.md"),
             format!(
@@ -146,6 +159,7 @@ fn make(name: &str, dir: &Path) -> Made {
         "symlink-asset-to-a-draft" => link("../beta/secret.md", &acme.join("leak.txt")),
         "symlink-entry-into-notes" => link("_notes/plan.md", &acme.join("plan.md")),
         "symlink-org-into-ignored-folder" => link("_drafts", &dir.join("content/leak")),
+        "symlink-org-to-a-folder-inside-an-org" => link("b/secret", &dir.join("content/leak")),
         "fifo-entry" => fifo(&acme.join("pipe.md")),
         "fifo-org-yaml" => fifo(&acme.join("_org.yaml")),
         "unreadable-entry" | "unreadable-folder" => {
@@ -176,7 +190,7 @@ fn make(name: &str, dir: &Path) -> Made {
 
 /// The cases [`make`] knows; each must have its folder with `expected.txt`.
 const GENERATED: &[&str] = &[
-    "ten-megabyte-entry",
+    "four-megabyte-entry",
     "nested-blockquotes-10000",
     "nested-lists-10000",
     "nested-html-10000",
@@ -185,6 +199,7 @@ const GENERATED: &[&str] = &[
     "nested-emphasis-10000",
     "yaml-nested-10000",
     "tags-over-the-limit",
+    "org-tags-over-the-limit",
     "unknown-keys-40000",
     "yaml-flow-nested-100000",
     "hundred-megabyte-entry",
@@ -201,6 +216,7 @@ const GENERATED: &[&str] = &[
     "symlink-asset-to-a-draft",
     "symlink-entry-into-notes",
     "symlink-org-into-ignored-folder",
+    "symlink-org-to-a-folder-inside-an-org",
     "fifo-entry",
     "fifo-org-yaml",
     "unreadable-entry",
