@@ -334,7 +334,7 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
         }
     }
     report_duplicate_ids(org.entries.iter().chain(&drafts), &mut problems);
-    attach_bundle_assets(&mut org, &folder.folder, &drafts);
+    attach_entry_folders(&mut org, &folder.folder, &drafts);
     report_asset_clashes(&org, &mut problems);
     org.entries
         .sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.id.cmp(&b.id)));
@@ -438,58 +438,32 @@ fn is_bundle_index(path: &Path, org_folder: &Path) -> bool {
         && path.parent() != Some(org_folder)
 }
 
-/// Moves the files inside a bundle folder from the org's assets to the bundle's entry, so
-/// they are published with it (and never for a draft).
-fn attach_bundle_assets(org: &mut Org, folder: &Path, drafts: &[Entry]) {
-    let mut bundles: HashMap<&Path, Option<usize>> = HashMap::new();
-    for (i, entry) in org.entries.iter().enumerate() {
-        if is_bundle_index(&entry.source, folder) {
-            bundles.insert(entry.source.parent().expect("in a folder"), Some(i));
-        }
-    }
-    for draft in drafts.iter().filter(|d| is_bundle_index(&d.source, folder)) {
-        bundles.insert(draft.source.parent().expect("in a folder"), None);
-    }
-    let mut moves: Vec<(usize, Option<usize>, PathBuf)> = Vec::new();
-    for (i, asset) in org.assets.iter().enumerate() {
-        let bundle = asset
-            .source
-            .ancestors()
-            .skip(1)
-            .take_while(|dir| *dir != folder)
-            .find_map(|dir| bundles.get(dir).map(|owner| (dir, *owner)));
-        if let Some((dir, owner)) = bundle {
-            let relative = asset.source.strip_prefix(dir).expect("inside the bundle");
-            moves.push((i, owner, relative.to_path_buf()));
-        }
-    }
-    for (i, owner, relative) in moves.into_iter().rev() {
-        let mut asset = org.assets.remove(i);
-        if let Some(entry) = owner {
-            asset.relative = relative;
-            org.entries[entry].assets.insert(0, asset);
-        }
-    }
-    attach_id_folders(org, folder, drafts);
-}
-
-/// A file in a folder named like an entry (`secret/plan.pdf` beside `secret.md`, at any
-/// depth of the org folder `folder`; by its id or its file name) would be published in that
-/// entry's own folder: it goes with the entry, so that it is published only once the entry
-/// is (never for a draft), as a bundle's files are.
-fn attach_id_folders(org: &mut Org, folder: &Path, drafts: &[Entry]) {
+/// Moves the files that belong to an entry from the org's assets to the entry, so that
+/// they are published with it (never for a draft, for a scheduled entry once it is): those
+/// inside a bundle's folder (`launch/index.md` with `launch/shot.png`), and those in a folder
+/// named like an entry beside it, at any depth of the org folder `folder` (`secret/plan.pdf`
+/// beside `secret.md`, by its id or its file name), which would be published in that
+/// entry's own folder.
+fn attach_entry_folders(org: &mut Org, folder: &Path, drafts: &[Entry]) {
     let mut owners: HashMap<PathBuf, Option<usize>> = HashMap::new();
+    let mut bundles: Vec<(PathBuf, Option<usize>)> = Vec::new();
     let published = org.entries.iter().enumerate().map(|(i, e)| (e, Some(i)));
     for (entry, owner) in drafts.iter().map(|d| (d, None)).chain(published) {
         let Ok(relative) = entry.source.strip_prefix(folder) else {
             continue;
         };
         let beside = relative.parent().unwrap_or(Path::new(""));
+        if is_bundle_index(&entry.source, folder) {
+            bundles.push((beside.to_path_buf(), owner));
+            continue;
+        }
         let stem = relative.file_stem().map(|stem| beside.join(stem));
         for prefix in [Some(beside.join(&entry.id)), stem].into_iter().flatten() {
             owners.insert(prefix, owner);
         }
     }
+    // A bundle's folder is its entry's, whatever another entry's name says.
+    owners.extend(bundles);
     let mut moves: Vec<(usize, Option<usize>, PathBuf)> = Vec::new();
     for (i, asset) in org.assets.iter().enumerate() {
         let found = asset
