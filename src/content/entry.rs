@@ -132,11 +132,12 @@ pub fn parse(
             )]
         })?
     };
+    let mut positions = text::Positions::new(text);
     let local_links = rendered
         .local_links
         .into_iter()
         .map(|(url, offset)| {
-            let (line, column) = text::position(text, body_start + offset);
+            let (line, column) = positions.of(body_start + offset);
             (url, Problem::new(path, line, column, ""))
         })
         .collect();

@@ -320,25 +320,24 @@ impl<'a> Transform<'a> {
         if !may_autolink(&text) {
             return self.events.push(Event::Text(text));
         }
-        let mut rest: &str = &text;
-        let mut found = false;
-        while let Some((start, end, href)) = next_autolink(rest) {
-            found = true;
-            if start > 0 {
+        let mut links = Autolinks::new(&text);
+        let mut done = 0;
+        while let Some((start, end, href)) = links.next() {
+            if start > done {
                 self.events
-                    .push(Event::Text(CowStr::from(rest[..start].to_string())));
+                    .push(Event::Text(CowStr::from(text[done..start].to_string())));
             }
             self.open_link(&href, "");
             self.events
-                .push(Event::Text(CowStr::from(rest[start..end].to_string())));
+                .push(Event::Text(CowStr::from(text[start..end].to_string())));
             self.events.push(Event::End(TagEnd::Link));
-            rest = &rest[end..];
+            done = end;
         }
-        if !found {
+        if done == 0 {
             self.events.push(Event::Text(text));
-        } else if !rest.is_empty() {
+        } else if done < text.len() {
             self.events
-                .push(Event::Text(CowStr::from(rest.to_string())));
+                .push(Event::Text(CowStr::from(text[done..].to_string())));
         }
     }
 }
@@ -439,102 +438,179 @@ fn may_autolink(text: &str) -> bool {
     memchr::memchr2(b':', b'@', bytes).is_some() || memchr::memmem::find(bytes, b"www.").is_some()
 }
 
-/// The next autolink in `text`: its byte range and the address it links to.
-fn next_autolink(text: &str) -> Option<(usize, usize, String)> {
-    let url = next_bare_url(text).map(|(start, end)| {
-        let shown = &text[start..end];
-        let href = if shown.starts_with("www.") {
-            format!("http://{shown}")
-        } else {
-            shown.to_string()
-        };
-        (start, end, href)
-    });
-    let email =
-        next_email(text).map(|(start, end)| (start, end, format!("mailto:{}", &text[start..end])));
-    match (url, email) {
-        (Some(u), Some(e)) => Some(if e.0 < u.0 { e } else { u }),
-        (u, e) => u.or(e),
-    }
+/// The autolinks of one text, left to right. Each search for a URL's start or an `@`
+/// resumes where the last one stopped, and a link found beyond the next one is kept for later,
+/// so no byte is searched twice: a text of many thousands of addresses costs time in
+/// proportion to its length, not to its length times its addresses.
+struct Autolinks<'t> {
+    text: &'t str,
+    /// Where the previous link ended: nothing before it belongs to the next one.
+    done: usize,
+    /// Where each of `https://`, `http://`, `www.` and `@` occurs next, from `searched`.
+    next: [Found; 4],
+    /// The next bare URL and email address found, kept while they start at or after `done`.
+    url: Found<(usize, usize)>,
+    email: Found<(usize, usize)>,
 }
 
-/// The byte range of the next email address, by GitHub's rules: `local@domain.tld`, the
-/// local part of letters, digits and `.+-_`, the domain of dot-separated labels.
-fn next_email(text: &str) -> Option<(usize, usize)> {
-    let bytes = text.as_bytes();
-    let is_local = |b: u8| b.is_ascii_alphanumeric() || b"._+-".contains(&b);
-    let is_domain = |b: u8| b.is_ascii_alphanumeric() || b"._-".contains(&b);
-    let mut search_from = 0;
-    while let Some(at) = text[search_from..].find('@').map(|i| search_from + i) {
-        search_from = at + 1;
-        let start = bytes[..at]
-            .iter()
-            .rposition(|&b| !is_local(b))
-            .map_or(0, |i| i + 1);
-        let mut end = at
-            + 1
-            + bytes[at + 1..]
-                .iter()
-                .position(|&b| !is_domain(b))
-                .unwrap_or(bytes.len() - at - 1);
-        while end > at + 1 && bytes[end - 1] == b'.' {
-            end -= 1;
-        }
-        let domain = &text[at + 1..end];
-        let valid = start < at
-            && domain.contains('.')
-            && domain.split('.').all(|label| !label.is_empty())
-            && domain.ends_with(|c: char| c.is_ascii_alphanumeric());
-        if valid {
-            return Some((start, end));
-        }
-    }
-    None
+/// A search's result, or that it has not run since the position it depends on moved.
+#[derive(Clone, Copy)]
+enum Found<T = usize> {
+    Unknown,
+    At(T),
+    Nowhere,
 }
 
-/// The byte range of the next bare URL in `text`, by GitHub's rules: it starts a word, runs
-/// to white space or `<`, and loses trailing punctuation and unbalanced closing parentheses.
-fn next_bare_url(text: &str) -> Option<(usize, usize)> {
-    let mut search_from = 0;
-    loop {
-        let start = ["https://", "http://", "www."]
-            .iter()
-            .filter_map(|prefix| {
-                text[search_from..]
-                    .find(prefix)
-                    .map(|i| (search_from + i, prefix.len()))
-            })
-            .min()?;
-        let (start, prefix_len) = start;
-        let at_word_start = text[..start]
-            .chars()
-            .next_back()
-            .is_none_or(|c| c.is_whitespace() || "*_~(".contains(c));
-        let tail = &text[start..];
-        let mut end = tail
-            .find(|c: char| c.is_whitespace() || c == '<')
-            .unwrap_or(tail.len());
-        loop {
-            let candidate = &tail[..end];
-            let Some(last) = candidate.chars().next_back() else {
-                break;
+const URL_PREFIXES: [&str; 3] = ["https://", "http://", "www."];
+
+impl<'t> Autolinks<'t> {
+    fn new(text: &'t str) -> Self {
+        Autolinks {
+            text,
+            done: 0,
+            next: [Found::Unknown; 4],
+            url: Found::Unknown,
+            email: Found::Unknown,
+        }
+    }
+
+    /// The next autolink: its byte range in the text and the address it links to.
+    fn next(&mut self) -> Option<(usize, usize, String)> {
+        let url = self.cached_url().map(|(start, end)| {
+            let shown = &self.text[start..end];
+            let href = match shown.starts_with("www.") {
+                true => format!("http://{shown}"),
+                false => shown.to_string(),
             };
-            let unbalanced_paren =
-                last == ')' && candidate.matches(')').count() > candidate.matches('(').count();
-            if "?!.,:*_~'\"".contains(last) || unbalanced_paren {
-                end -= last.len_utf8();
-            } else {
-                break;
+            (start, end, href)
+        });
+        let email = self
+            .cached_email()
+            .map(|(start, end)| (start, end, format!("mailto:{}", &self.text[start..end])));
+        let next = match (url, email) {
+            (Some(u), Some(e)) => Some(if e.0 < u.0 { e } else { u }),
+            (u, e) => u.or(e),
+        }?;
+        self.done = next.1;
+        Some(next)
+    }
+
+    /// Where `pattern` (0 to 2: a URL prefix, 3: `@`) next occurs at or after `from`.
+    fn occurrence(&mut self, pattern: usize, from: usize) -> Option<usize> {
+        if let Found::At(at) = self.next[pattern] {
+            if at >= from {
+                return Some(at);
             }
         }
-        let host = tail.get(prefix_len..end).unwrap_or_default();
-        if at_word_start
-            && host.contains(|c: char| c.is_alphanumeric())
-            && (prefix_len != 4 || host.contains('.'))
-        {
-            return Some((start, start + end));
+        if let Found::Nowhere = self.next[pattern] {
+            return None;
         }
-        search_from = start + prefix_len;
+        let needle = URL_PREFIXES.get(pattern).copied().unwrap_or("@");
+        let found = memchr::memmem::find(&self.text.as_bytes()[from..], needle.as_bytes())
+            .map(|i| from + i);
+        self.next[pattern] = found.map_or(Found::Nowhere, Found::At);
+        found
+    }
+
+    fn cached_url(&mut self) -> Option<(usize, usize)> {
+        match self.url {
+            Found::At(range) if range.0 >= self.done => return Some(range),
+            Found::Nowhere => return None,
+            _ => {}
+        }
+        let found = self.next_bare_url();
+        self.url = found.map_or(Found::Nowhere, Found::At);
+        found
+    }
+
+    fn cached_email(&mut self) -> Option<(usize, usize)> {
+        match self.email {
+            Found::At(range) if range.0 >= self.done => return Some(range),
+            Found::Nowhere => return None,
+            _ => {}
+        }
+        let found = self.next_email();
+        self.email = found.map_or(Found::Nowhere, Found::At);
+        found
+    }
+
+    /// The byte range of the next email address, by GitHub's rules: `local@domain.tld`, the
+    /// local part of letters, digits and `.+-_`, the domain of dot-separated labels.
+    fn next_email(&mut self) -> Option<(usize, usize)> {
+        let bytes = self.text.as_bytes();
+        let is_local = |b: u8| b.is_ascii_alphanumeric() || b"._+-".contains(&b);
+        let is_domain = |b: u8| b.is_ascii_alphanumeric() || b"._-".contains(&b);
+        let mut search_from = self.done;
+        while let Some(at) = self.occurrence(3, search_from) {
+            search_from = at + 1;
+            let start = bytes[self.done..at]
+                .iter()
+                .rposition(|&b| !is_local(b))
+                .map_or(self.done, |i| self.done + i + 1);
+            let mut end = at
+                + 1
+                + bytes[at + 1..]
+                    .iter()
+                    .position(|&b| !is_domain(b))
+                    .unwrap_or(bytes.len() - at - 1);
+            while end > at + 1 && bytes[end - 1] == b'.' {
+                end -= 1;
+            }
+            let domain = &self.text[at + 1..end];
+            let valid = start < at
+                && domain.contains('.')
+                && domain.split('.').all(|label| !label.is_empty())
+                && domain.ends_with(|c: char| c.is_ascii_alphanumeric());
+            if valid {
+                return Some((start, end));
+            }
+        }
+        None
+    }
+
+    /// The byte range of the next bare URL, by GitHub's rules: it starts a word, runs to
+    /// white space or `<`, and loses trailing punctuation and unbalanced closing parentheses.
+    fn next_bare_url(&mut self) -> Option<(usize, usize)> {
+        let text = self.text;
+        let mut search_from = self.done;
+        loop {
+            let (start, prefix_len) = (0..URL_PREFIXES.len())
+                .filter_map(|pattern| {
+                    self.occurrence(pattern, search_from)
+                        .map(|at| (at, URL_PREFIXES[pattern].len()))
+                })
+                .min()?;
+            search_from = start + prefix_len;
+            let at_word_start = text[self.done..start]
+                .chars()
+                .next_back()
+                .is_none_or(|c| c.is_whitespace() || "*_~(".contains(c));
+            if !at_word_start {
+                continue;
+            }
+            let tail = &text[start..];
+            let mut end = tail
+                .find(|c: char| c.is_whitespace() || c == '<')
+                .unwrap_or(tail.len());
+            // Counted once, then kept as the end moves back: a run of a million `)` is
+            // trimmed in one pass.
+            let opened = tail[..end].matches('(').count();
+            let mut closed = tail[..end].matches(')').count();
+            while let Some(last) = tail[..end].chars().next_back() {
+                let unbalanced_paren = last == ')' && closed > opened;
+                if !(unbalanced_paren || "?!.,:*_~'\"".contains(last)) {
+                    break;
+                }
+                closed -= usize::from(last == ')');
+                end -= last.len_utf8();
+            }
+            let host = tail.get(prefix_len..end).unwrap_or_default();
+            if host.contains(|c: char| c.is_alphanumeric())
+                && (prefix_len != 4 || host.contains('.'))
+            {
+                return Some((start, start + end));
+            }
+        }
     }
 }
 
