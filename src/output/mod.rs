@@ -5,13 +5,15 @@
 //! a file whose bytes did not change is not touched (web servers and CDNs keep its ETag).
 //!
 //! New and changed files are first written to a staging folder beside the output. Only when
-//! every file is staged does [`OutputTree::commit`] move them in: in one rename when there
-//! was no output yet; else one top-level folder (one org) at a time, each switched whole.
-//! The org's new folder is completed in the staging folder (its unchanged files hard-linked
-//! from the old one, so they keep their inode, times and ETag) and exchanged with the old
-//! one in one `renameat2(RENAME_EXCHANGE)`: a reader of an org's host, and a build killed at
-//! any moment, see the org exactly as it was or exactly as it is now, never a mix. An org
-//! whose files are all unchanged is not touched at all.
+//! every file is staged does [`OutputTree::commit`] move them in, in one step that a reader,
+//! and a build killed at any moment, see as the whole tree exactly as it was or exactly as it
+//! is now, never a mix: one rename when there was no output yet; one
+//! `renameat2(RENAME_EXCHANGE)` of the org's folder when the build changed one org (the
+//! common edit); else one exchange of the whole output folder. The new folder is completed
+//! in the staging folder first, its unchanged files hard-linked from the old one, so they
+//! keep their inode, times and ETag; an org whose files are all unchanged is not touched.
+//! Where the output folder cannot be exchanged whole (it is a symbolic link or a mount
+//! point), each org changed is switched whole, one after the other.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -101,6 +103,8 @@ pub struct OutputTree {
     /// by relative path, but for the folders [`Known::Kept`]; `None` when there was no
     /// output folder, or an empty one.
     existing: Option<HashMap<PathBuf, u64>>,
+    /// The top-level folders of the output this build keeps as they are ([`Known::Kept`]).
+    kept: Vec<PathBuf>,
     /// Every file of the new tree, and the ones among them to move in from `staging`.
     written: Mutex<Written>,
     committed: bool,
@@ -155,8 +159,10 @@ impl OutputTree {
         let staging = parent.join(format!(".{name}.shiplog-new-{id}"));
         let aside = parent.join(format!(".{name}.shiplog-old-{id}"));
         remove_leftovers(&parent, name);
+        let is_link = std::fs::symlink_metadata(output).is_ok_and(|m| m.file_type().is_symlink());
         let existing = match output.is_dir() {
-            true => list_files(output, known)?,
+            // A link to an empty folder is filled in, not replaced.
+            true => list_files(output, known)?.or_else(|| is_link.then(HashMap::new)),
             false => None,
         };
         for folder in [&staging, &aside] {
@@ -165,11 +171,17 @@ impl OutputTree {
             }
         }
         std::fs::create_dir_all(&staging).map_err(write_error(&staging))?;
+        let kept = known
+            .iter()
+            .filter(|(name, known)| matches!(known, Known::Kept) && output.join(name).is_dir())
+            .map(|(name, _)| PathBuf::from(name))
+            .collect();
         Ok(OutputTree {
             output: output.to_path_buf(),
             staging,
             aside,
             existing,
+            kept,
             written: Mutex::default(),
             committed: false,
         })
@@ -244,15 +256,21 @@ impl OutputTree {
         })
     }
 
-    /// Switches each top-level folder (an org) that `staged` or `stale` touch to its new
-    /// state, whole, and each top-level file (`_headers`) by a rename; undoes every switch
-    /// when one fails. `all` is every file of the new tree.
+    /// Switches the output to the new tree: the whole folder at once when the build touched
+    /// more than one top-level name, else (or where the whole folder cannot be exchanged)
+    /// each top-level folder (an org) that `staged` or `stale` touch, whole, and each
+    /// top-level file (`_headers`) by a rename; undoes every switch when one fails. `all` is
+    /// every file of the new tree.
     fn move_in(
         &self,
         staged: &[PathBuf],
         stale: &[PathBuf],
         all: &HashSet<PathBuf>,
     ) -> Result<Changes> {
+        let changes = Changes {
+            written: staged.len(),
+            removed: stale.len(),
+        };
         let mut touched: Vec<&std::ffi::OsStr> = staged
             .iter()
             .chain(stale)
@@ -260,6 +278,10 @@ impl OutputTree {
             .collect();
         touched.sort();
         touched.dedup();
+        let staged_set: HashSet<&PathBuf> = staged.iter().collect();
+        if touched.len() > 1 && self.switch_whole(all, &staged_set)? {
+            return Ok(changes);
+        }
         // The files of the new tree under each top-level name touched, found in one pass.
         let mut by_top: HashMap<&std::ffi::OsStr, Vec<&PathBuf>> =
             touched.iter().map(|top| (*top, Vec::new())).collect();
@@ -268,7 +290,6 @@ impl OutputTree {
                 files.push(path);
             }
         }
-        let staged_set: HashSet<&PathBuf> = staged.iter().collect();
         let mut done: Vec<Switch> = Vec::new();
         let result = touched
             .iter()
@@ -279,10 +300,60 @@ impl OutputTree {
             }
             return Err(error);
         }
-        Ok(Changes {
-            written: staged.len(),
-            removed: stale.len(),
-        })
+        Ok(changes)
+    }
+
+    /// Completes the staging folder into the whole new tree (the unchanged files of `all`
+    /// and of the kept folders hard-linked) and exchanges it with the output folder in one
+    /// step. `false`, with nothing a reader sees changed, where the output folder cannot be
+    /// exchanged: a symbolic link (which would be replaced, not its target), a mount point.
+    fn switch_whole(&self, all: &HashSet<PathBuf>, staged: &HashSet<&PathBuf>) -> Result<bool> {
+        let is_link = std::fs::symlink_metadata(&self.output)
+            .map_or(true, |metadata| metadata.file_type().is_symlink());
+        if is_link || !cfg!(target_os = "linux") {
+            return Ok(false);
+        }
+        self.link_unchanged(all.iter().filter(|path| !staged.contains(path)))?;
+        for top in &self.kept {
+            let mut files = Vec::new();
+            list_into(&self.output, &self.output.join(top), &mut files)?;
+            self.link_unchanged(files.iter().map(|(path, _)| path))?;
+        }
+        if let Ok(metadata) = std::fs::metadata(&self.output) {
+            // The folder a web server was given keeps its mode.
+            let _ = std::fs::set_permissions(&self.staging, metadata.permissions());
+        }
+        Ok(exchange(&self.staging, &self.output).is_ok())
+    }
+
+    /// Puts each of `files` (relative paths of the output folder) into the staging folder
+    /// as a hard link to the output's file (a copy where links cannot be made); an empty
+    /// folder is made anew. One already there was linked before and is left alone: copying
+    /// over it would write into the output's own file.
+    fn link_unchanged<'p>(&self, files: impl Iterator<Item = &'p PathBuf>) -> Result<()> {
+        let mut folders: HashSet<PathBuf> = HashSet::new();
+        for relative in files {
+            let target = self.staging.join(relative);
+            let source = self.output.join(relative);
+            if std::fs::symlink_metadata(&target).is_ok() {
+                continue;
+            }
+            let is_folder = std::fs::symlink_metadata(&source).is_ok_and(|m| m.is_dir());
+            let folder = match is_folder {
+                true => Some(target.as_path()),
+                false => target.parent(),
+            };
+            if let Some(folder) = folder.filter(|folder| !folders.contains(*folder)) {
+                std::fs::create_dir_all(folder).map_err(write_error(folder))?;
+                folders.insert(folder.to_path_buf());
+            }
+            if !is_folder {
+                std::fs::hard_link(&source, &target)
+                    .or_else(|_| std::fs::copy(&source, &target).map(|_| ()))
+                    .map_err(write_error(&target))?;
+            }
+        }
+        Ok(())
     }
 
     /// Switches the top-level `top` of the output to what the build made of it: `kept`, the
@@ -309,20 +380,7 @@ impl OutputTree {
             return Switch::rename(&new, &old, done);
         }
         // Complete the new folder with the unchanged files of the old one, then switch.
-        let mut folders: HashSet<PathBuf> = HashSet::new();
-        for relative in kept.iter().filter(|path| !staged.contains(*path)) {
-            let target = self.staging.join(relative);
-            if let Some(folder) = target.parent() {
-                if !folders.contains(folder) {
-                    std::fs::create_dir_all(folder).map_err(write_error(folder))?;
-                    folders.insert(folder.to_path_buf());
-                }
-            }
-            let source = self.output.join(relative);
-            std::fs::hard_link(&source, &target)
-                .or_else(|_| std::fs::copy(&source, &target).map(|_| ()))
-                .map_err(write_error(&target))?;
-        }
+        self.link_unchanged(kept.iter().copied().filter(|path| !staged.contains(*path)))?;
         Switch::exchange(&new, &old, done)
     }
 }

@@ -311,25 +311,33 @@ fn tree_by_top(root: &Path) -> BTreeMap<String, BTreeMap<String, Vec<u8>>> {
 }
 
 #[test]
-fn a_build_killed_at_any_point_leaves_each_org_old_or_new_and_no_litter() {
+fn a_build_killed_at_any_point_leaves_the_old_tree_or_the_new_one_and_no_litter() {
     let work = tempfile::tempdir().unwrap();
     let site = work.path();
-    for org in 0..12 {
-        for n in 0..30 {
-            crate::support::write_entry(
-                &site.join(format!("content/org-{org:02}/e{n:02}.md")),
-                &format!(
-                    "title: Entry {n}\ndate: 2025-11-{:02}\ntags: [news, t{}]\n",
-                    n % 28 + 1,
-                    n % 7
-                ),
-                "Text with a [link](https://example.com) and **bold** words.\n",
-            );
+    // Version A, then version B, in which the first entry of every org has a new title: a
+    // build that touches every org and leaves most of each org's pages as they were, so
+    // switching org by org would take a while, and show a mix of orgs meanwhile.
+    let write_version = |title: &str| {
+        for org in 0..12 {
+            for n in 0..30 {
+                crate::support::write_entry(
+                    &site.join(format!("content/org-{org:02}/e{n:02}.md")),
+                    &format!(
+                        "title: {}\ndate: 2025-11-{:02}\ntags: [news, t{}]\n",
+                        if n == 0 {
+                            title.to_string()
+                        } else {
+                            format!("Entry {n}")
+                        },
+                        n % 28 + 1,
+                        n % 7
+                    ),
+                    "Text with a [link](https://example.com) and **bold** words.\n",
+                );
+            }
         }
-    }
-    // Version A, then version B, in which every page and feed changes (the orgs' address).
-    let build = |config: &str, output: &str| {
-        std::fs::write(site.join("shiplog.yaml"), config).unwrap();
+    };
+    let build = |output: &str| {
         let result = shiplog(site, &["generate", "--output", output, "--now", NOW, "-q"]);
         assert!(
             result.status.success(),
@@ -337,19 +345,70 @@ fn a_build_killed_at_any_point_leaves_each_org_old_or_new_and_no_litter() {
             String::from_utf8_lossy(&result.stderr)
         );
     };
-    let (a, b) = (
-        "org_url: https://{org}.a.example\n",
-        "org_url: https://{org}.b.example\n",
-    );
-    build(a, "pristine");
-    build(b, "expected");
+    write_version("First");
+    build("pristine");
+    write_version("First, renamed");
+    build("expected");
     let old = tree_by_top(&site.join("pristine"));
     let new = tree_by_top(&site.join("expected"));
-    // Kills aimed at the commit: a build removes its cache file just before it switches
-    // the output (the cache describes the output as it is); each kill lands a little later.
+    // What a reader sees: the output must be exactly the old tree or the new one. While the
+    // build runs, the files that differ between the two tell (read fast enough to look
+    // often); after it, the whole tree is compared.
+    let flat = |tree: &BTreeMap<String, BTreeMap<String, Vec<u8>>>| -> BTreeMap<String, Vec<u8>> {
+        tree.values().flat_map(|files| files.clone()).collect()
+    };
+    let (old_files, new_files) = (flat(&old), flat(&new));
+    let differing: Vec<&String> = old_files
+        .keys()
+        .chain(new_files.keys())
+        .filter(|file| old_files.get(*file) != new_files.get(*file))
+        .collect();
+    assert!(differing.len() > 12, "every org changes: {differing:?}");
+    let look = |what: &str| -> bool {
+        let mut seen = (0, 0);
+        for file in &differing {
+            let bytes = std::fs::read(site.join("public").join(file)).ok();
+            if bytes.as_ref() == new_files.get(*file) {
+                seen.1 += 1;
+            } else {
+                assert_eq!(
+                    bytes.as_ref(),
+                    old_files.get(*file),
+                    "{what}: {file} is neither old nor new"
+                );
+                seen.0 += 1;
+            }
+        }
+        assert!(
+            seen.0 == 0 || seen.1 == 0,
+            "{what}: a mix of the old tree ({} files) and the new one ({} files)",
+            seen.0,
+            seen.1
+        );
+        seen.1 > 0
+    };
+    let whole = |what: &str| -> bool {
+        let now = tree_by_top(&site.join("public"));
+        assert!(
+            now == old || now == new,
+            "{what}: neither the old tree nor the new one"
+        );
+        now == new
+    };
+    // Looks and a kill aimed at the commit: a build removes its cache file just before it
+    // switches the output (the cache describes the output as it is). From then on the build
+    // is stopped (SIGSTOP, waited for) every millisecond or so and the output read while it
+    // stands still, as a reader would find it at that moment; at a random one of these stops
+    // it is killed instead of continued.
     let cache = site.join(".public.shiplog-cache.json");
     let mut seed: u64 = 0x5eed;
-    let mut mixed = 0;
+    let mut random = |below: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % below
+    };
+    let (mut looks, mut switched) = (0, 0);
     for kill in 0..20 {
         if site.join("public").exists() {
             std::fs::remove_dir_all(site.join("public")).unwrap();
@@ -357,12 +416,12 @@ fn a_build_killed_at_any_point_leaves_each_org_old_or_new_and_no_litter() {
         copy_tree(&site.join("pristine"), &site.join("public"));
         // Not a cache it can use: every org is built.
         std::fs::write(&cache, "{}").unwrap();
-        std::fs::write(site.join("shiplog.yaml"), b).unwrap();
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shiplog"))
             .current_dir(site)
             .args(["generate", "--now", NOW, "-q"])
             .spawn()
             .unwrap();
+        let pid = child.id() as libc::pid_t;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
         while cache.exists() {
             assert!(
@@ -371,40 +430,42 @@ fn a_build_killed_at_any_point_leaves_each_org_old_or_new_and_no_litter() {
             );
             std::thread::yield_now();
         }
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let at = std::time::Duration::from_micros((seed >> 33) % 1500);
-        std::thread::sleep(at);
-        let _ = child.kill();
-        child.wait().unwrap();
-        let now = tree_by_top(&site.join("public"));
-        let mut states = Vec::new();
-        for (top, files) in &now {
-            let state = if old.get(top) == Some(files) {
-                "old"
-            } else if new.get(top) == Some(files) {
-                "new"
-            } else {
-                panic!("kill {kill} at {at:?}: {top} is neither the old nor the new one")
+        // Killed after a random part of the first 150 ms, in which a debug build switches the tree.
+        let kill_after = std::time::Duration::from_millis(random(150));
+        let mut ran = std::time::Duration::ZERO;
+        for stop in 0.. {
+            let slice = std::time::Duration::from_micros(random(2000));
+            std::thread::sleep(slice);
+            ran += slice;
+            let mut status = 0;
+            // SAFETY: signals to our own child, not reaped yet; `status` is valid for writes.
+            let stopped = unsafe {
+                libc::kill(pid, libc::SIGSTOP);
+                libc::waitpid(pid, &mut status, libc::WUNTRACED) == pid && libc::WIFSTOPPED(status)
             };
-            // `_headers` is the same in both versions: only the orgs tell.
-            if top != "_headers" {
-                states.push(state);
+            if !stopped {
+                break; // It finished first.
+            }
+            looks += 1;
+            look(&format!("run {kill}, stop {stop}"));
+            let signal = if ran >= kill_after {
+                libc::SIGKILL
+            } else {
+                libc::SIGCONT
+            };
+            // SAFETY: as above.
+            unsafe { libc::kill(pid, signal) };
+            if signal == libc::SIGKILL {
+                break;
             }
         }
-        assert_eq!(now.len(), old.len(), "kill {kill}: an org is missing");
-        let switched = states.iter().filter(|state| **state == "new").count();
-        eprintln!(
-            "kill {kill} {at:?} into the commit: {switched} of {} switched",
-            states.len()
-        );
-        if switched > 0 && switched < states.len() {
-            mixed += 1;
+        let _ = child.wait();
+        if whole(&format!("after run {kill}")) {
+            switched += 1;
         }
     }
     // The next build completes the switch and leaves nothing beside the output.
-    build(b, "public");
+    build("public");
     assert_eq!(tree_by_top(&site.join("public")), new);
     let litter: Vec<String> = std::fs::read_dir(site)
         .unwrap()
@@ -414,5 +475,55 @@ fn a_build_killed_at_any_point_leaves_each_org_old_or_new_and_no_litter() {
         })
         .collect();
     assert!(litter.is_empty(), "{litter:?}");
-    eprintln!("{mixed} of 20 kills landed during the commit, between two orgs");
+    eprintln!("{looks} looks during 20 commits; {switched} runs left the new tree, the others the old one");
+}
+
+#[test]
+fn an_edit_of_two_orgs_switches_the_whole_tree_and_keeps_unchanged_files() {
+    let site = Site::new();
+    site.generate(NOW, &[]);
+    let (bytes_before, inodes_before) = (site.output(), site.inodes());
+    for entry in [
+        "content/north/first-light.md",
+        "content/south/holiday-sale.md",
+    ] {
+        let text = std::fs::read_to_string(site.path(entry)).unwrap();
+        site.write(entry, &format!("{text}\nOne more line.\n"));
+    }
+    site.generate(NOW, &[]);
+    site.assert_same_as_cold_build(NOW);
+    let (bytes_after, inodes_after) = (site.output(), site.inodes());
+    let kept: Vec<&String> = bytes_before
+        .keys()
+        .filter(|file| bytes_after.get(*file) == bytes_before.get(*file))
+        .collect();
+    assert!(
+        kept.iter().any(|file| file.starts_with("north/")),
+        "{kept:?}"
+    );
+    for file in kept {
+        assert_eq!(
+            inodes_after[file], inodes_before[file],
+            "{file} was rewritten"
+        );
+    }
+}
+
+#[test]
+fn an_output_folder_that_is_a_link_stays_one() {
+    let site = Site::new();
+    std::fs::create_dir(site.path("served")).unwrap();
+    std::os::unix::fs::symlink("served", site.path("public")).unwrap();
+    site.generate(NOW, &[]);
+    // Every org changes: with a real folder, the whole tree would be exchanged.
+    site.write("shiplog.yaml", "org_url: https://{org}.elsewhere.example\n");
+    site.generate(NOW, &[]);
+    let link = std::fs::symlink_metadata(site.path("public")).unwrap();
+    assert!(link.file_type().is_symlink(), "the link was replaced");
+    assert!(
+        std::fs::read_to_string(site.path("served/north/changelog/feed.xml"))
+            .unwrap()
+            .contains("north.elsewhere.example")
+    );
+    site.assert_same_as_cold_build(NOW);
 }
