@@ -1,5 +1,5 @@
 //! Replacing a file whole: a reader (a file watch, another build) sees the old bytes or the
-//! new ones, never half of them.
+//! new ones, never half of them; and a lock for writers that must take turns.
 
 use std::io::Write;
 use std::path::Path;
@@ -16,6 +16,23 @@ pub fn replace_durably(path: &Path, bytes: &[u8]) -> Result<()> {
 /// again (the build cache), where a flush would cost every build a journal commit.
 pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
     write_then_rename(path, bytes, false)
+}
+
+/// The start of the name of a temporary file that replaces `path` (`.<name>.new-`): what a
+/// writer killed before its rename leaves, and the next writer removes.
+pub fn temporary_prefix(path: &Path) -> String {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    format!(".{}.new-", name.trim_start_matches('.'))
+}
+
+/// An exclusive lock on `folder`, held while the returned handle lives: writers of the same
+/// files take turns (two `shiplog keys new`, two builds of one output folder). Blocks until
+/// the lock is free.
+pub fn lock_folder(folder: &Path) -> std::io::Result<std::fs::File> {
+    let handle = std::fs::File::open(folder)?;
+    #[cfg(unix)]
+    rustix::fs::flock(&handle, rustix::fs::FlockOperation::LockExclusive)?;
+    Ok(handle)
 }
 
 /// Writes `bytes` to a temporary file beside `path` (with the permissions of the file it
@@ -36,7 +53,7 @@ fn write_then_rename(path: &Path, bytes: &[u8], durable: bool) -> Result<()> {
         _ => Path::new("."),
     };
     let mut file = tempfile::Builder::new()
-        .prefix(".shiplog-new-")
+        .prefix(&temporary_prefix(path))
         .tempfile_in(folder)
         .map_err(write_error(path))?;
     file.write_all(bytes).map_err(write_error(path))?;

@@ -186,6 +186,8 @@ impl Build<'_> {
                 Some((output.as_path(), *cache))
             }
         };
+        // Held to the end: from reading the cache to writing it, one build at a time.
+        let _lock = output.map(|(output, _)| output::lock(output)).transpose()?;
         let (mut site, config_problems) = self.sources.read_config()?;
         if let Some(org_url) = &self.org_url {
             site.org_url = org_url.clone();

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::digest::hex;
-use crate::error::{write_error, Error, Problem, Result};
+use crate::error::{Error, Problem, Result};
 use crate::{atomic, slug};
 use crate::{text, yaml};
 
@@ -225,16 +225,12 @@ fn lock_folder_of(keys_path: &Path) -> Result<std::fs::File> {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let handle = std::fs::File::open(folder).map_err(|e| {
+    crate::atomic::lock_folder(folder).map_err(|e| {
         Error::Usage(format!(
-            "the folder of keys file {} cannot be opened: {e}",
+            "the folder of keys file {} cannot be locked: {e}",
             keys_path.display()
         ))
-    })?;
-    #[cfg(unix)]
-    rustix::fs::flock(&handle, rustix::fs::FlockOperation::LockExclusive)
-        .map_err(|e| write_error(folder)(e.into()))?;
-    Ok(handle)
+    })
 }
 
 /// Makes a random key for organization `org`, named `name`, and appends its digest to the

@@ -15,7 +15,14 @@ use crate::{slug, text};
 pub const KEYS: &[&str] = &["title", "date", "tags", "id", "draft", "summary"];
 
 /// Ids an entry may not take: they name other outputs of the org's changelog folder.
-pub const RESERVED_IDS: &[&str] = &["page", "tags", "feed.xml", "feed.json", "index.html"];
+pub const RESERVED_IDS: &[&str] = &[
+    "page",
+    "tags",
+    "feed.xml",
+    "feed.json",
+    "index.html",
+    "widget.js",
+];
 
 /// A changelog entry that is not a draft (it may still be scheduled).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,17 +126,31 @@ pub fn parse(
             local_links: Vec::new(),
         }
     } else {
-        markdown::render(split.body, &base, &fields.id).map_err(|deep| {
-            let (line, column) = text::position(text, body_start + deep.offset);
-            vec![Problem::new(
-                path,
-                line,
-                column,
-                format!(
-                    "the Markdown nests more than {} levels deep here (block quotes, lists, emphasis, links, HTML elements); flatten it",
-                    markdown::MAX_NESTING
-                ),
-            )]
+        markdown::render(split.body, &base, &fields.id).map_err(|refused| match refused {
+            markdown::Refused::TooDeep { offset } => {
+                let (line, column) = text::position(text, body_start + offset);
+                vec![Problem::new(
+                    path,
+                    line,
+                    column,
+                    format!(
+                        "the Markdown nests more than {} levels deep here (block quotes, lists, emphasis, links, HTML elements); flatten it",
+                        markdown::MAX_NESTING
+                    ),
+                )]
+            }
+            markdown::Refused::TooLarge => {
+                let (line, column) = text::position(text, body_start);
+                vec![Problem::new(
+                    path,
+                    line,
+                    column,
+                    format!(
+                        "the text makes more than {} MiB of HTML, more than its pages and feeds can carry; shorten it or split it into several entries",
+                        markdown::MAX_HTML_BYTES / (1024 * 1024)
+                    ),
+                )]
+            }
         })?
     };
     let mut positions = text::Positions::new(text);

@@ -25,10 +25,36 @@ pub struct Rendered {
 /// rendered slowly.
 pub const MAX_NESTING: usize = 100;
 
-/// Markdown nested deeper than [`MAX_NESTING`]: the byte offset where it goes too deep.
+/// The most HTML one entry may make. Its HTML is copied into every listing that shows it
+/// (its page, the changelog's, the feeds, each of its tags' pages and feeds: some 50 files
+/// with 16 tags), so a short text that expands far (a million one-word reference links to
+/// the entry's own long address) would otherwise write gigabytes. 8 MiB leaves room for the
+/// largest entry file, 4 MiB of prose.
+pub const MAX_HTML_BYTES: usize = 8 * 1024 * 1024;
+
+/// Markdown that is not rendered, and why.
 #[derive(Debug, PartialEq, Eq)]
-pub struct TooDeep {
-    pub offset: usize,
+pub enum Refused {
+    /// Nested deeper than [`MAX_NESTING`] at this byte offset.
+    TooDeep { offset: usize },
+    /// It makes more than [`MAX_HTML_BYTES`] of HTML (writing stops there).
+    TooLarge,
+}
+
+/// A `fmt::Write` into a string that fails once the string would pass `max` bytes.
+struct Bounded {
+    html: String,
+    max: usize,
+}
+
+impl std::fmt::Write for Bounded {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.html.len() + s.len() > self.max {
+            return Err(std::fmt::Error);
+        }
+        self.html.push_str(s);
+        Ok(())
+    }
 }
 
 /// Renders `markdown` to sanitized HTML, listing its relative links. Relative URLs resolve
@@ -39,7 +65,7 @@ pub struct TooDeep {
 /// attribute it writes, and [`Transform`] resolves and checks each URL as the sanitizer
 /// would, so the HTML is already what the sanitizer would return (the tests check this on
 /// generated Markdown). Sanitizing costs more than the rest of rendering together.
-pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Rendered, TooDeep> {
+pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Rendered, Refused> {
     let written = write(markdown, entry_url, entry_id)?;
     let html = if written.needs_sanitizer {
         sanitize(&written.html, entry_url)
@@ -62,7 +88,7 @@ struct Written {
 }
 
 /// Parses `markdown`, transforms its events and writes them as HTML (see [`render`]).
-fn write(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Written, TooDeep> {
+fn write(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Written, Refused> {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
@@ -107,10 +133,15 @@ fn write(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Written, Too
         transform.event(event);
     }
     if let Some(offset) = too_deep {
-        return Err(TooDeep { offset });
+        return Err(Refused::TooDeep { offset });
     }
-    let mut html = String::with_capacity(markdown.len() * 3 / 2);
-    pulldown_cmark::html::push_html(&mut html, transform.events.into_iter());
+    let mut bounded = Bounded {
+        html: String::with_capacity((markdown.len() * 3 / 2).min(MAX_HTML_BYTES)),
+        max: MAX_HTML_BYTES,
+    };
+    pulldown_cmark::html::write_html_fmt(&mut bounded, transform.events.into_iter())
+        .map_err(|_| Refused::TooLarge)?;
+    let mut html = bounded.html;
     if html.contains('\r') {
         // Left in a link's title: line breaks as an HTML parser reads them.
         html = html.replace("\r\n", "\n").replace('\r', "\n");
@@ -804,7 +835,7 @@ mod tests {
         let paragraph = "text\n\n".len() + MAX_NESTING + 1;
         assert_eq!(
             render(&quotes(MAX_NESTING), &url, "v2").err(),
-            Some(TooDeep { offset: paragraph })
+            Some(Refused::TooDeep { offset: paragraph })
         );
         // An HTML block is a level, and each element in it, even on one line.
         let divs = |n| format!("{}x{}", "<div>".repeat(n), "</div>".repeat(n));

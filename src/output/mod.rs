@@ -48,40 +48,97 @@ fn read_asset(asset: &Asset) -> Result<Vec<u8>> {
     std::fs::read(&asset.source).map_err(read_error(&asset.source))
 }
 
-/// Removes what builds into the output folder `name` in `parent` that were killed left
-/// beside it: their staging and put-aside folders, named after their process ids. A build
-/// that is still running keeps its own. (The output they may have left half-committed is
-/// made whole by this build, which rewrites every file whose bytes differ.)
-fn remove_leftovers(parent: &Path, name: &str) {
-    let Ok(items) = std::fs::read_dir(parent) else {
+/// Holds the lock of the builds that write `output` while the returned handle lives: one
+/// build at a time reads the cache, writes the output and writes the cache, so a build that
+/// read older content can never commit after one that read newer (and leave the cache saying
+/// the older output is current). A second build waits for the first.
+pub fn lock(output: &Path) -> Result<std::fs::File> {
+    let parent = parent_of(output);
+    std::fs::create_dir_all(&parent).map_err(write_error(&parent))?;
+    crate::atomic::lock_folder(&parent).map_err(write_error(&parent))
+}
+
+/// The folder an output that is a symbolic link leads to: the build writes there, beside
+/// it, and the link stays as it is. A link that leads nowhere is a usage error.
+fn resolve_link(output: &Path) -> Result<PathBuf> {
+    if !output.is_symlink() {
+        return Ok(output.to_path_buf());
+    }
+    output.canonicalize().map_err(|e| {
+        Error::Usage(format!(
+            "output {} is a link to a folder that cannot be reached: {e}",
+            output.display()
+        ))
+    })
+}
+
+/// Whether `folder` is a mount point: on another device than `parent`, the folder it is in.
+fn is_mount_point(folder: &Path, parent: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(inner), Ok(outer)) = (std::fs::metadata(folder), std::fs::metadata(parent)) {
+            return inner.dev() != outer.dev();
+        }
+    }
+    false
+}
+
+/// The folder `path` is in (`.` for a bare name).
+fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Removes what earlier builds of the output folder `name` left in `folder`: the staging and
+/// put-aside folders of a build that was killed, or whose clean-up failed, and the cache's
+/// temporary file. Called under [`lock`], so no other build is using them, whatever the
+/// process id in their names. (An output a killed build left half-committed is made whole by
+/// this build, which rewrites every file whose bytes differ.)
+fn remove_leftovers(folder: &Path, name: &str) {
+    let Ok(items) = std::fs::read_dir(folder) else {
         return;
     };
     let prefixes = [
         format!(".{name}.shiplog-new-"),
         format!(".{name}.shiplog-old-"),
+        crate::atomic::temporary_prefix(&cache::Manifest::path_for(Path::new(name))),
     ];
     for item in items.flatten() {
         let file_name = item.file_name();
-        let Some(file_name) = file_name.to_str() else {
-            continue;
-        };
-        let pid = prefixes
-            .iter()
-            .find_map(|prefix| file_name.strip_prefix(prefix.as_str()))
-            .and_then(|pid| pid.parse::<u32>().ok());
-        if pid.is_some_and(|pid| pid != std::process::id() && !is_running(pid)) {
-            let _ = std::fs::remove_dir_all(item.path());
+        let ours = file_name
+            .to_str()
+            .is_some_and(|file_name| prefixes.iter().any(|p| file_name.starts_with(p.as_str())));
+        if ours {
+            remove_tree(&item.path());
         }
     }
 }
 
-/// Whether process `pid` is running; where that cannot be told, it is taken to be.
-fn is_running(pid: u32) -> bool {
-    if cfg!(target_os = "linux") {
-        Path::new("/proc").join(pid.to_string()).exists()
-    } else {
-        true
+/// Removes the file or folder at `path` as far as it can, making folders writable first where
+/// that stops it (a folder of the old output made read-only by hand). What cannot be removed
+/// is left for the next build's [`remove_leftovers`]: the build itself has succeeded.
+fn remove_tree(path: &Path) {
+    let Ok(metadata) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    if !metadata.is_dir() {
+        let _ = std::fs::remove_file(path);
+        return;
     }
+    if std::fs::remove_dir_all(path).is_ok() {
+        return;
+    }
+    #[cfg(unix)]
+    for item in walkdir::WalkDir::new(path).into_iter().flatten() {
+        use std::os::unix::fs::PermissionsExt;
+        if item.file_type().is_dir() {
+            let _ = std::fs::set_permissions(item.path(), std::fs::Permissions::from_mode(0o700));
+        }
+    }
+    let _ = std::fs::remove_dir_all(path);
 }
 
 /// Removes the file at `path`, if there is one.
@@ -105,6 +162,8 @@ pub struct OutputTree {
     existing: Option<HashMap<PathBuf, u64>>,
     /// The top-level folders of the output this build keeps as they are ([`Known::Kept`]).
     kept: Vec<PathBuf>,
+    /// Whether the output folder is a mount point (see [`OutputTree::open`]).
+    mounted: bool,
     /// Every file of the new tree, and the ones among them to move in from `staging`.
     written: Mutex<Written>,
     committed: bool,
@@ -139,6 +198,7 @@ impl OutputTree {
     /// that is a file. The top-level folders in `known` are not listed: the caller knows
     /// what they hold (see [`Known`]).
     pub fn open(output: &Path, known: &HashMap<&str, Known<'_>>) -> Result<OutputTree> {
+        let output = &resolve_link(output)?;
         if output.exists() && !output.is_dir() {
             return Err(Error::Usage(format!(
                 "output {} is a file, not a folder",
@@ -151,25 +211,20 @@ impl OutputTree {
                 output.display()
             ))
         })?;
-        let parent = match output.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
+        let parent = parent_of(output);
+        // A mount point cannot be renamed, nor files renamed into it from another file
+        // system: its builds stage inside it, and switch org by org.
+        let mounted = is_mount_point(output, &parent);
+        let beside = if mounted { output.clone() } else { parent };
         let id = std::process::id();
-        let staging = parent.join(format!(".{name}.shiplog-new-{id}"));
-        let aside = parent.join(format!(".{name}.shiplog-old-{id}"));
-        remove_leftovers(&parent, name);
-        let is_link = std::fs::symlink_metadata(output).is_ok_and(|m| m.file_type().is_symlink());
+        let staging = beside.join(format!(".{name}.shiplog-new-{id}"));
+        let aside = beside.join(format!(".{name}.shiplog-old-{id}"));
+        remove_leftovers(&beside, name);
         let existing = match output.is_dir() {
-            // A link to an empty folder is filled in, not replaced.
-            true => list_files(output, known)?.or_else(|| is_link.then(HashMap::new)),
+            // A mount point is filled in, never replaced, even when empty.
+            true => list_files(output, known, name)?.or_else(|| mounted.then(HashMap::new)),
             false => None,
         };
-        for folder in [&staging, &aside] {
-            if folder.exists() {
-                std::fs::remove_dir_all(folder).map_err(write_error(folder))?;
-            }
-        }
         std::fs::create_dir_all(&staging).map_err(write_error(&staging))?;
         let kept = known
             .iter()
@@ -182,6 +237,7 @@ impl OutputTree {
             aside,
             existing,
             kept,
+            mounted,
             written: Mutex::default(),
             committed: false,
         })
@@ -235,12 +291,10 @@ impl OutputTree {
                 self.move_in(&staged, &stale, &written.all)?
             }
         };
+        // Switched: the build has succeeded whatever the clean-up meets.
         self.committed = true;
-        for folder in [&self.staging, &self.aside] {
-            if folder.exists() {
-                std::fs::remove_dir_all(folder).map_err(write_error(folder))?;
-            }
-        }
+        remove_tree(&self.staging);
+        remove_tree(&self.aside);
         Ok(changes)
     }
 
@@ -308,9 +362,7 @@ impl OutputTree {
     /// step. `false`, with nothing a reader sees changed, where the output folder cannot be
     /// exchanged: a symbolic link (which would be replaced, not its target), a mount point.
     fn switch_whole(&self, all: &HashSet<PathBuf>, staged: &HashSet<&PathBuf>) -> Result<bool> {
-        let is_link = std::fs::symlink_metadata(&self.output)
-            .map_or(true, |metadata| metadata.file_type().is_symlink());
-        if is_link || !cfg!(target_os = "linux") {
+        if self.mounted || !cfg!(target_os = "linux") {
             return Ok(false);
         }
         self.link_unchanged(all.iter().filter(|path| !staged.contains(path)))?;
@@ -449,7 +501,7 @@ impl Drop for OutputTree {
     /// A build that did not commit leaves nothing behind but the output folder as it was.
     fn drop(&mut self) {
         if !self.committed {
-            let _ = std::fs::remove_dir_all(&self.staging);
+            remove_tree(&self.staging);
         }
     }
 }
@@ -460,9 +512,17 @@ impl Drop for OutputTree {
 fn list_files(
     root: &Path,
     known: &HashMap<&str, Known<'_>>,
+    name: &str,
 ) -> Result<Option<HashMap<PathBuf, u64>>> {
+    // A mount point holds the build's own staging folders: they are not part of the output.
+    let own = format!(".{name}.shiplog-");
     let top: Vec<std::fs::DirEntry> = std::fs::read_dir(root)
         .map_err(read_error(root))?
+        .filter(|item| {
+            item.as_ref().map_or(true, |item| {
+                !item.file_name().to_string_lossy().starts_with(&own)
+            })
+        })
         .collect::<std::io::Result<_>>()
         .map_err(read_error(root))?;
     if top.is_empty() {

@@ -527,3 +527,71 @@ fn an_output_folder_that_is_a_link_stays_one() {
     );
     site.assert_same_as_cold_build(NOW);
 }
+
+#[test]
+fn what_earlier_builds_left_is_removed_whatever_process_id_it_names() {
+    let site = Site::new();
+    site.generate(NOW, &[]);
+    // Process 1 is always running: a build that only removed the leftovers of dead processes
+    // kept these (a killed build in a container, whose id a later process reuses).
+    site.write(".public.shiplog-new-1/acme/junk.html", "half a build");
+    site.write(".public.shiplog-old-1/acme/old.html", "an old tree");
+    site.write(".public.shiplog-cache.json.new-Ab12Cd", "half a cache");
+    site.generate(NOW, &[]);
+    for leftover in [
+        ".public.shiplog-new-1",
+        ".public.shiplog-old-1",
+        ".public.shiplog-cache.json.new-Ab12Cd",
+    ] {
+        assert!(!site.path(leftover).exists(), "{leftover} is still there");
+    }
+    site.assert_same_as_cold_build(NOW);
+}
+
+#[test]
+fn a_second_build_of_the_same_output_waits_for_the_first() {
+    let site = Site::new();
+    site.generate(NOW, &[]);
+    // A build holds the lock of the output's folder from reading its cache to writing it.
+    let lock = std::fs::File::open(site.path("")).unwrap();
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    site.write(
+        "content/west/late.md",
+        "---\ntitle: Late\ndate: 2026-01-02\ntags: [x]\n---\nLate.\n",
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shiplog"))
+        .current_dir(site.path(""))
+        .args(["generate", "--now", NOW, "-q"])
+        .spawn()
+        .unwrap();
+    // Waiting: blocked in the kernel's lock wait (it would have finished in milliseconds).
+    let wchan = format!("/proc/{}/wchan", child.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !std::fs::read_to_string(&wchan).is_ok_and(|w| w.contains("lock")) {
+        assert!(child.try_wait().unwrap().is_none(), "it did not wait");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "it never waited for the lock"
+        );
+        std::thread::yield_now();
+    }
+    assert!(!site.path("public/west/changelog/late/index.html").exists());
+    drop(lock);
+    assert!(child.wait().unwrap().success());
+    assert!(site.path("public/west/changelog/late/index.html").exists());
+    site.assert_same_as_cold_build(NOW);
+}
+
+#[test]
+fn an_output_link_that_leads_nowhere_is_a_usage_error() {
+    let site = Site::new();
+    std::os::unix::fs::symlink("gone", site.path("public")).unwrap();
+    let output = shiplog(site.path("").as_path(), &["generate", "--now", NOW]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("is a link to a folder that cannot be reached"),
+        "{stderr}"
+    );
+    assert!(!site.path("gone").exists());
+}
