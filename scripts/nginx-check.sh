@@ -27,6 +27,7 @@ SVG_POLICY="default-src 'none'; style-src 'unsafe-inline'; sandbox"
 HTML="text/html; charset=utf-8"
 RSS="application/rss+xml; charset=utf-8"
 JSON_FEED="application/feed+json; charset=utf-8"
+JAVASCRIPT="text/javascript; charset=utf-8"
 
 PASSED=0
 FAILED=0
@@ -300,6 +301,12 @@ expect_common() { # ORG
     else
         expect_policies "frame-ancestors $ancestors"
     fi
+    # The feeds may be read by a page of any origin (the widget's fetch); nothing else.
+    if [[ ${2:-} == "$RSS" || ${2:-} == "$JSON_FEED" ]]; then
+        expect_header Access-Control-Allow-Origin "*"
+    elif grep -qi '^Access-Control-Allow-Origin:' "$HDR"; then
+        PROBLEMS+=("Access-Control-Allow-Origin on a response that is not a feed")
+    fi
 }
 
 # report DESCRIPTION: one line for the check, from PROBLEMS.
@@ -363,6 +370,7 @@ for org in "${ORGS[@]}"; do
     check_file "$org" /changelog/ "$HTML"
     check_file "$org" /changelog/feed.xml "$RSS"
     check_file "$org" /changelog/feed.json "$JSON_FEED"
+    check_file "$org" /changelog/widget.js "$JAVASCRIPT"
     [[ ! -f $tree/page/2/index.html ]] || check_file "$org" /changelog/page/2/ "$HTML"
 
     entry=""
@@ -396,7 +404,7 @@ for org in "${ORGS[@]}"; do
         [[ -n $type ]] || continue
         check_file "$org" "${file#"$PUBLIC/$org"}" "$type"
         ASSETS+=" $org${file#"$PUBLIC/$org"}"
-    done < <(find "$tree" -type f ! -name '*.html' ! -name 'feed.xml' ! -name 'feed.json' -print0 | sort -z)
+    done < <(find "$tree" -type f ! -name '*.html' ! -name 'feed.xml' ! -name 'feed.json' ! -path "$tree/widget.js" -print0 | sort -z)
 
     check_redirect "$org" / 302 /changelog/
     check_redirect "$org" /changelog 301 /changelog/

@@ -224,6 +224,8 @@ pub fn org_key(
 ) -> Option<OrgKey> {
     let mut context = digest::Parts::default();
     context.add(env!("CARGO_PKG_VERSION"));
+    // The widget's script is built in, not a theme's: a changed script is a new output.
+    context.add(crate::render::WIDGET_SOURCE);
     // Where themes are looked up is spelled after the config file's path; what counts is
     // the theme's templates, in its fingerprint.
     let settings = SiteConfig {

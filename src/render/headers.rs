@@ -20,8 +20,12 @@ const GENERIC_RULES: &str = "\
   Cache-Control: public, max-age=300, must-revalidate
 /*feed.xml
   Content-Type: application/rss+xml; charset=utf-8
+  Access-Control-Allow-Origin: *
 /*feed.json
   Content-Type: application/feed+json; charset=utf-8
+  Access-Control-Allow-Origin: *
+/*/changelog/widget.js
+  Content-Type: text/javascript; charset=utf-8
 /*.svg
   Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; sandbox
 ";

@@ -6,6 +6,7 @@ mod json_feed;
 mod page;
 mod rss;
 mod tags;
+mod widget;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 
 pub use page::Theme;
+pub use widget::SOURCE as WIDGET_SOURCE;
 
 use crate::content::{Entry, Org, OrgSettings};
 use crate::error::Result;
@@ -153,6 +155,10 @@ pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Ou
     for (path, bytes) in pages.entries(published)? {
         files.push((folder.join(path), bytes));
     }
+    files.push((
+        folder.join(widget::FILE),
+        widget::render(org, &listings[0].feed),
+    ));
     Ok(files)
 }
 

@@ -88,20 +88,32 @@ struct OrgView<'a> {
 
 /// The org's accent colour and the shades of it that stay readable in each colour scheme.
 #[derive(Serialize)]
-struct Accent {
+pub(super) struct Accent {
     /// As set in `_org.yaml` (or the default), `#rrggbb`; for decoration only.
     color: String,
-    light: Shade,
-    dark: Shade,
+    pub(super) light: Shade,
+    pub(super) dark: Shade,
+}
+
+impl Accent {
+    /// The accent of `org` (or the default) and its readable shades.
+    pub(super) fn of(org: &Org) -> Self {
+        let accent = org.settings.accent_color.unwrap_or(DEFAULT_ACCENT);
+        Accent {
+            color: accent.to_string(),
+            light: Shade::new(accent, &LIGHT),
+            dark: Shade::new(accent, &DARK),
+        }
+    }
 }
 
 /// The accent on one colour scheme's background.
 #[derive(Serialize)]
-struct Shade {
+pub(super) struct Shade {
     /// A tint of the accent, for the background of tags.
-    soft: String,
+    pub(super) soft: String,
     /// The accent, darkened or lightened until it reads at 4.5:1 on the page and on `soft`.
-    text: String,
+    pub(super) text: String,
 }
 
 impl Shade {
@@ -285,7 +297,6 @@ pub struct OrgPages<'a> {
 impl<'a> OrgPages<'a> {
     /// Pages of `org`, whose changelog has the feeds `feed`.
     pub fn new(theme: &'a Theme, org: &'a Org, feed: &'a FeedInfo) -> Self {
-        let accent = org.settings.accent_color.unwrap_or(DEFAULT_ACCENT);
         OrgPages {
             theme,
             org: OrgView {
@@ -297,11 +308,7 @@ impl<'a> OrgPages<'a> {
                 changelog_url: &feed.home_page_url,
                 rss_url: &feed.rss_url,
                 json_url: &feed.json_url,
-                accent: Accent {
-                    color: accent.to_string(),
-                    light: Shade::new(accent, &LIGHT),
-                    dark: Shade::new(accent, &DARK),
-                },
+                accent: Accent::of(org),
             },
             feed,
             page_size: org.settings.page_size,

@@ -8,6 +8,12 @@ use crate::media;
 
 /// The type of HTML pages.
 pub(super) const HTML: &str = "text/html; charset=utf-8";
+/// The feeds' types: the only files a page of another origin may read (the widget does).
+pub(super) const FEEDS: [&str; 2] = [
+    "application/rss+xml; charset=utf-8",
+    "application/feed+json; charset=utf-8",
+];
+const JAVASCRIPT: &str = "text/javascript; charset=utf-8";
 /// The type of plain text.
 pub(super) const TEXT: &str = "text/plain; charset=utf-8";
 
@@ -41,8 +47,9 @@ pub(super) fn is_html(file: &Path) -> bool {
 pub(super) fn content_type(file: &Path) -> &'static str {
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
     match name {
-        "feed.xml" => return "application/rss+xml; charset=utf-8",
-        "feed.json" => return "application/feed+json; charset=utf-8",
+        "feed.xml" => return FEEDS[0],
+        "feed.json" => return FEEDS[1],
+        "widget.js" => return JAVASCRIPT,
         _ => {}
     }
     let is_page = name
@@ -98,6 +105,7 @@ mod tests {
                 "application/feed+json; charset=utf-8",
             ),
             ("changelog/index.html", HTML),
+            ("changelog/widget.js", JAVASCRIPT),
             ("x/shot.PNG", "image/png"),
             ("x/shot.jpeg", "image/jpeg"),
             ("x/logo.svg", "image/svg+xml"),

@@ -40,6 +40,9 @@ pub(super) fn handle<B>(request: Request<B>, shared: &Shared) -> Response<Full<B
     if reply.is("image/svg+xml") {
         reply.header(header::CONTENT_SECURITY_POLICY, media::SVG_POLICY);
     }
+    if files::FEEDS.iter().any(|feed| reply.is(feed)) {
+        reply.header(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*");
+    }
     if reply.status == StatusCode::METHOD_NOT_ALLOWED {
         reply.header(header::ALLOW, "GET, HEAD");
     }

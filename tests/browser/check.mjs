@@ -183,6 +183,79 @@ async function embedChecks(browser, origin, feed) {
   }
 }
 
+/**
+ * What the auto-height frame gets right for a reader: `?header=off` hides the page's title
+ * block (not from screen readers) and carries over; another page inside a tall frame brings
+ * the frame's top into view; no height is posted while the frame has no width.
+ */
+async function embedCorrectionChecks(browser, origin, orgOrigin) {
+  await attempt("embed ?header=off", async () => {
+    const context = await browser.newContext({ viewport: { width: 768, height: 600 } });
+    const { page, problems } = await watchedPage(context);
+    await page.goto(origin + "/", { waitUntil: "load" });
+    const frame = await (await page.locator("iframe#changelog").elementHandle()).contentFrame();
+    await frame.waitForLoadState("load");
+    const brand = await frame.locator(".brand").boundingBox();
+    const heading = await frame.getByRole("heading", { level: 1 }).count();
+    const older = await frame.locator(".pages a[rel=next]").getAttribute("href");
+    check(
+      "embed ?header=off: the title block is hidden from sight, not from screen readers, and the parameter carries over",
+      brand.height <= 1 && heading === 1 && (await frame.locator(".feeds").isVisible()) && older.endsWith("?header=off"),
+      `brand ${JSON.stringify(brand)}, h1 ${heading}, older ${older}`,
+    );
+    // Scrolled down the host page, the reader follows "Older" inside the frame.
+    await page.waitForFunction(() => document.getElementById("changelog").getBoundingClientRect().height > 1000, null, { timeout: 10000 });
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    const before = await page.evaluate(() => document.getElementById("changelog").getBoundingClientRect().top);
+    await frame.locator(".pages a[rel=next]").click();
+    await page.waitForFunction(() => document.getElementById("changelog").getBoundingClientRect().top > -1, null, { timeout: 10000 });
+    check(
+      "embed: another page inside the frame brings the frame's top into view",
+      before < 0 && frame.url().includes("/changelog/page/2/"),
+      `frame top ${Math.round(before)}px before, at ${frame.url()}`,
+    );
+    check("embed ?header=off: no console error, no request outside localhost", problems.length === 0, problems.join("; "));
+    await context.close();
+  });
+  await attempt("embed height before width", async () => {
+    const context = await browser.newContext({ viewport: { width: 768, height: 600 } });
+    const { page, problems } = await watchedPage(context);
+    await page.goto(origin + "/", { waitUntil: "load" });
+    const posted = await page.evaluate(async (src) => {
+      const heights = [];
+      const frame = document.createElement("iframe");
+      addEventListener("message", (event) => {
+        if (event.source === frame.contentWindow && event.data && event.data.type === "shiplog:height") heights.push(event.data.height);
+      });
+      const holder = document.createElement("div");
+      holder.style.display = "none";
+      frame.title = "hidden changelog";
+      frame.src = src;
+      holder.append(frame);
+      document.body.append(holder);
+      await new Promise((done) => frame.addEventListener("load", done, { once: true }));
+      await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+      const whileHidden = heights.length;
+      frame.style.width = "600px";
+      holder.style.display = "block";
+      // In view: Chromium does not draw a frame of another site while it is off screen.
+      holder.scrollIntoView();
+      const deadline = Date.now() + 10000;
+      while (!heights.length && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+      return { whileHidden, first: heights[0] };
+    }, `${orgOrigin}/changelog/`);
+    const hidden = await (await page.locator('iframe[title="hidden changelog"]').elementHandle()).contentFrame();
+    const real = await hidden.evaluate(() => Math.ceil(document.body.getBoundingClientRect().height));
+    check(
+      "embed: no height is posted while the frame is hidden; the first one is the real one",
+      posted.whileHidden === 0 && posted.first > 0 && real === posted.first,
+      `${posted.whileHidden} posted while hidden; first ${posted.first}px, laid out ${real}px`,
+    );
+    check("embed height before width: no console error", problems.length === 0, problems.join("; "));
+    await context.close();
+  });
+}
+
 async function pageChecks(browser, pages) {
   for (const scheme of SCHEMES) {
     for (const width of [320, 1280]) {
@@ -374,6 +447,7 @@ async function main() {
       .filter((org) => org !== EMBEDDED_ORG)
       .map((org) => [`${org}-changelog`, `${orgUrl.replace("{org}", org)}/changelog/`]);
     await embedChecks(browser, origin, feed);
+    await embedCorrectionChecks(browser, origin, orgOrigin);
     await pageChecks(browser, [...pages, ...otherOrgs]);
     await themeParameterChecks(browser, orgOrigin);
     await requestCheck(browser, orgOrigin);

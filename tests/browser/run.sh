@@ -49,6 +49,9 @@ node tests/browser/xss/generate.mjs "$XSS_CONTENT"
 cargo run --quiet --release -- generate --content "$XSS_CONTENT" --config "$CONFIG" --output "$XSS_PUBLIC" --now "$NOW"
 node tests/browser/xss/check.mjs "$XSS_PUBLIC" "$CONFIG" || status=1
 
+# The "what's new" widget on a host page of another origin, under a strict CSP.
+node tests/browser/widget.mjs target/release/shiplog content "$XSS_CONTENT" || status=1
+
 # No published file (an SVG with script) runs script on the changelog's host.
 node tests/browser/assets.mjs target/release/shiplog "$PUBLIC/_headers" || status=1
 exit $status

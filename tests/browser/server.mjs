@@ -45,11 +45,35 @@ function fileUnder(root, urlPath) {
 }
 
 /**
- * Starts serving `publicDir` on 127.0.0.1:`port`; resolves to the running server.
- * `pageHeaders` are added to every HTML page of an org.
+ * The rules of a `_headers` file (Netlify's format, as `shiplog generate` writes it): a path
+ * pattern (`*` matches anything) on its own line, then its headers, indented.
  */
-export function startServer({ publicDir, port, pageHeaders = {} }) {
+function parseHeaders(text) {
+  const rules = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim() || line.startsWith("#")) continue;
+    if (!/^\s/.test(line)) {
+      const pattern = line.trim().replace(/[.+?^${}()|[\]\\]/g, "\\$&").replaceAll("*", ".*");
+      rules.push({ pattern: new RegExp(`^${pattern}$`), headers: {} });
+    } else if (rules.length) {
+      const [name, ...value] = line.trim().split(":");
+      rules[rules.length - 1].headers[name.toLowerCase()] = value.join(":").trim();
+    }
+  }
+  return rules;
+}
+
+/**
+ * Starts serving `publicDir` on 127.0.0.1:`port`; resolves to the running server.
+ * `pageHeaders` are added to every HTML page of an org. With `headersFile`, every response
+ * of an org also gets the headers the build's `_headers` file gives its path, as a CDN
+ * would send them (but for `Cache-Control`: the tests serve nothing from a cache).
+ */
+export async function startServer({ publicDir, port, pageHeaders = {}, headersFile = false }) {
   const root = resolve(publicDir);
+  const rules = headersFile ? parseHeaders(await readFile(join(root, "_headers"), "utf8")) : [];
+  const fromRules = (path) =>
+    Object.assign({}, ...rules.filter((rule) => rule.pattern.test(path)).map((rule) => rule.headers), { "cache-control": "no-store" });
   const server = createServer(async (request, response) => {
     const url = new URL(request.url, "http://localhost");
     const host = (request.headers.host || "").replace(/:\d+$/, "");
@@ -71,6 +95,7 @@ export function startServer({ publicDir, port, pageHeaders = {} }) {
         "content-type": TYPES[extname(file)] || "application/octet-stream",
         "cache-control": "no-store",
         ...(org && extname(file) === ".html" ? pageHeaders : {}),
+        ...(org ? fromRules(`/${org}${url.pathname}`) : {}),
       });
       response.end(request.method === "HEAD" ? undefined : body);
     } catch {

@@ -34,13 +34,14 @@ fn a_bundle_takes_its_folder_name_and_publishes_its_files_with_it() {
 }
 
 #[test]
-fn headers_file_gives_feed_types_and_the_orgs_framing_rule() {
+fn headers_file_gives_feed_types_cors_and_the_orgs_framing_rule() {
     let build = Build::fixture("authoring");
     let headers = build.read("_headers");
     for expected in [
         "/*\n  X-Content-Type-Options: nosniff\n  Cache-Control: public, max-age=300, must-revalidate\n",
-        "/*feed.xml\n  Content-Type: application/rss+xml; charset=utf-8\n",
-        "/*feed.json\n  Content-Type: application/feed+json; charset=utf-8\n",
+        "/*feed.xml\n  Content-Type: application/rss+xml; charset=utf-8\n  Access-Control-Allow-Origin: *\n",
+        "/*feed.json\n  Content-Type: application/feed+json; charset=utf-8\n  Access-Control-Allow-Origin: *\n",
+        "/*/changelog/widget.js\n  Content-Type: text/javascript; charset=utf-8\n",
         "/acme/changelog/*\n  Content-Security-Policy: frame-ancestors https://www.acme.example 'self'\n",
     ] {
         assert!(headers.contains(expected), "missing {expected:?} in\n{headers}");

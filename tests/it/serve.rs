@@ -527,6 +527,40 @@ fn an_svg_is_served_with_a_policy_under_which_no_script_runs() {
 }
 
 #[test]
+fn the_feeds_may_be_read_from_any_origin_and_the_widget_is_a_script() {
+    let preview = Preview::start(|_| {});
+    for feed in ["/changelog/feed.json", "/changelog/feed.xml"] {
+        let response = preview.get("acme", feed);
+        assert_eq!(response.status, 200, "{feed}");
+        assert_eq!(
+            response.header("access-control-allow-origin"),
+            Some("*"),
+            "{feed}"
+        );
+    }
+    let widget = preview.get("acme", "/changelog/widget.js");
+    assert_eq!(widget.status, 200);
+    assert_eq!(
+        widget.header("content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
+    let script = String::from_utf8_lossy(&widget.body);
+    assert!(
+        script.contains("\"feed\":\"http://acme.localhost:"),
+        "{script}"
+    );
+    // Pages and scripts stay same-origin only.
+    for path in ["/changelog/", "/changelog/widget.js"] {
+        let response = preview.get("acme", path);
+        assert_eq!(
+            response.header("access-control-allow-origin"),
+            None,
+            "{path}"
+        );
+    }
+}
+
+#[test]
 fn stopping_during_a_rebuild_leaves_no_temporary_folder() {
     let dir = tempfile::tempdir().unwrap();
     let temp = dir.path().join("tmp");

@@ -1,13 +1,19 @@
 {# Optional: the page works without it. `?theme=light|dark` fixes the colour scheme: every
    `prefers-color-scheme` media query of the page's styles is made true or false to match,
-   `<html>` gets `data-theme`, and the changelog's own links keep the parameter. Inside an
-   iframe the page posts its height, `{type: "shiplog:height", height}`, to the host. -#}
+   `<html>` gets `data-theme`. `?header=off` hides the page's title block (still read by
+   screen readers) for a host page that has its own heading. The changelog's own links keep
+   both parameters. Inside an iframe the page posts its height, `{type: "shiplog:height",
+   height}`, to the host: from the first frame it is drawn at a width (never while it is
+   hidden), then on every change of size. -#}
 (function () {
-var d = document, m = /[?&]theme=(light|dark)(&|$)/.exec(location.search), theme = m && m[1];
+var d = document, r = d.documentElement, q = location.search, each = [].forEach,
+  m = /[?&]theme=(light|dark)(&|$)/.exec(q), theme = m && m[1], off = /[?&]header=off(&|$)/.test(q),
+  keep = [theme && "theme=" + theme, off && "header=off"].filter(Boolean).join("&");
+if (off) r.setAttribute("data-header", "off");
 if (theme) {
-  d.documentElement.setAttribute("data-theme", theme);
-  [].forEach.call(d.styleSheets, function (sheet) {
-    [].forEach.call(sheet.cssRules, function (rule) {
+  r.setAttribute("data-theme", theme);
+  each.call(d.styleSheets, function (sheet) {
+    each.call(sheet.cssRules, function (rule) {
       if (rule.media) rule.media.mediaText = rule.media.mediaText.replace(/\(\s*prefers-color-scheme:\s*(light|dark)\s*\)/g, function (_, s) {
         return s === theme ? "(min-width:0)" : "(max-width:-1px)";
       });
@@ -15,17 +21,22 @@ if (theme) {
   });
 }
 function ready() {
-  [].forEach.call(d.querySelectorAll("a[href]:not([target])"), function (a) {
-    if (theme && a.origin === location.origin) a.search = "?theme=" + theme;
+  each.call(d.querySelectorAll("a[href]:not([target])"), function (a) {
+    if (keep && a.origin === location.origin) a.search = "?" + keep;
   });
   if (parent === window) return;
-  var last = 0, post = function () {
-    var height = Math.ceil(d.body.getBoundingClientRect().height);
-    if (height !== last) parent.postMessage({ type: "shiplog:height", height: (last = height) }, "*");
+  var last = 0, queued = 0, post = function () {
+    queued = 0;
+    if (!r.clientWidth) return;
+    var h = Math.ceil(d.body.getBoundingClientRect().height);
+    if (h !== last) parent.postMessage({ type: "shiplog:height", height: (last = h) }, "*");
+  }, soon = function () {
+    queued = queued || requestAnimationFrame(post);
   };
-  post();
-  addEventListener("load", post);
-  if (window.ResizeObserver) new ResizeObserver(post).observe(d.body);
+  soon();
+  addEventListener("load", soon);
+  addEventListener("resize", soon);
+  if (window.ResizeObserver) new ResizeObserver(soon).observe(d.body);
 }
 d.readyState === "loading" ? d.addEventListener("DOMContentLoaded", ready) : ready();
 })();

@@ -1,0 +1,56 @@
+//! `changelog/widget.js`: the "what's new" widget a host application loads with one
+//! `<script>` line (SPEC section 5, docs/widget.md). The script is the same for every org
+//! but for a few settings put in front of it: where the feed and the changelog are, the
+//! language its dates are shown in, and the accent's readable shades.
+
+use serde::Serialize;
+
+use super::page::Accent;
+use super::FeedInfo;
+use crate::content::Org;
+
+/// Its name, in the org's `changelog/` folder.
+pub const FILE: &str = "widget.js";
+
+/// The script; `SHIPLOG_CONFIG` in its last line is replaced by the org's settings.
+pub const SOURCE: &str = include_str!("widget.js");
+
+/// The settings the script reads, as a JSON object literal.
+#[derive(Serialize)]
+struct Config<'a> {
+    feed: &'a str,
+    changelog: &'a str,
+    lang: &'a str,
+    /// The accent as text and badge colour, readable on the light and the dark background.
+    accent: Pair,
+    /// The accent's tint behind tags.
+    soft: Pair,
+}
+
+#[derive(Serialize)]
+struct Pair {
+    light: String,
+    dark: String,
+}
+
+/// The org's `widget.js`.
+pub fn render(org: &Org, feed: &FeedInfo) -> Vec<u8> {
+    let Accent { light, dark, .. } = Accent::of(org);
+    let config = Config {
+        feed: &feed.json_url,
+        changelog: &feed.home_page_url,
+        lang: &org.settings.language,
+        accent: Pair {
+            light: light.text,
+            dark: dark.text,
+        },
+        soft: Pair {
+            light: light.soft,
+            dark: dark.soft,
+        },
+    };
+    // JSON is a JavaScript expression; serde_json escapes every character that could end
+    // the string early. The colours are `#rrggbb`, the URLs and language validated.
+    let json = serde_json::to_string(&config).expect("strings serialize");
+    SOURCE.replace("SHIPLOG_CONFIG", &json).into_bytes()
+}
