@@ -6,7 +6,7 @@
 var w = window, d = document;
 if (!w.fetch || !d.documentElement.attachShadow || (w.shiplog && w.shiplog.widget)) return;
 var SEEN = "shiplog:seen:" + C.feed, MAX = 2e6, DAY = 864e5;
-var items = null, unread = 0, told = -1, triggers = [], opener = null, box, dialog, list, filled = 0, date;
+var items = null, unread = 0, told = -1, triggers = [], opener = null, box, dialog, list, filled = 0, date, shown = "";
 
 function el(tag, cls, text) {
   var e = d.createElement(tag);
@@ -51,7 +51,10 @@ var BADGE = VARS + ":host{all:initial!important;display:inline-block!important;p
   "b{position:absolute;top:-.45em;left:.1em;min-width:18px;height:18px;padding:0 5px;box-sizing:border-box;border-radius:9px;background:var(--a);color:var(--ai);font:700 11px/18px system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;text-align:center;box-shadow:0 0 0 2px var(--bg)}b[hidden]{display:none}";
 var PANEL = VARS + ":host{all:initial!important;display:block!important;position:absolute!important;width:0!important;height:0!important}" +
   "dialog{box-sizing:border-box;margin:0;padding:0;border:1px solid var(--ln);border-radius:12px;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;box-shadow:0 12px 40px rgb(0 0 0/.18),0 2px 6px rgb(0 0 0/.08);overflow:hidden;max-width:calc(100vw - 16px)}" +
-  "dialog[open]{display:flex;flex-direction:column}dialog::backdrop{background:transparent}" +
+  "dialog[open],dialog:popover-open{display:flex;flex-direction:column}dialog::backdrop{background:transparent}" +
+  // Closed, it stays laid out out of sight (not shown, not focusable, not read): opening it
+  // then costs a repaint, not the styles and layout of every entry.
+  "dialog:not([open]):not(:popover-open){display:flex;flex-direction:column;visibility:hidden;position:fixed;inset:0 auto auto -10000px;contain:strict;height:600px}" +
   ".modal::backdrop,.panel::backdrop{background:rgb(10 12 16/.45)}" +
   ".popover{position:fixed;inset:auto;width:380px;max-height:min(560px,calc(100vh - 16px))}" +
   ".modal{position:fixed;inset:0;margin:auto;width:560px;max-width:calc(100vw - 32px);max-height:min(720px,calc(100vh - 64px))}" +
@@ -67,11 +70,10 @@ var PANEL = VARS + ":host{all:initial!important;display:block!important;position
   "a{color:var(--a);text-decoration:none}a:hover{text-decoration:underline}" +
   ".title{display:block;color:var(--fg);font-weight:600;font-size:15px;line-height:1.35;overflow-wrap:anywhere}" +
   "p{margin:4px 0 0;color:var(--mu);overflow-wrap:anywhere;display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}" +
-  ".warm{position:fixed;top:0;left:-9999px;width:380px;visibility:hidden}" +
   ".empty{padding:28px 18px;color:var(--mu);text-align:center}" +
   ".foot{padding:12px 18px;border-top:1px solid var(--ln);font-weight:600}" +
   ":focus-visible{outline:2px solid var(--a);outline-offset:2px}" +
-  "@media (prefers-reduced-motion:no-preference){dialog[open]{animation:in .12s ease-out}@keyframes in{from{opacity:0;transform:translateY(-4px)}}}";
+  "@media (prefers-reduced-motion:no-preference){dialog[open],dialog:popover-open{animation:in .12s ease-out}@keyframes in{from{opacity:0;transform:translateY(-4px)}}}";
 
 // --- the feed --------------------------------------------------------------------------
 function text(html) {
@@ -155,14 +157,8 @@ function scan(node) {
 function later(f) { (w.requestIdleCallback || setTimeout)(function () { try { f(); } catch (e) {} }); }
 function prepare() {
   if (!dialog) build();
-  if (filled || dialog.open) return;
+  if (filled || shown) return;
   fill();
-  // Laid out once, out of sight: the fonts and styles a first opening would wait for are ready.
-  var warm = list.cloneNode(true);
-  warm.className = "warm";
-  box.shadowRoot.appendChild(warm);
-  warm.getBoundingClientRect();
-  warm.remove();
 }
 function build() {
   box = el("div");
@@ -187,10 +183,16 @@ function build() {
   dialog.addEventListener("cancel", function (e) { e.preventDefault(); hide(); });
   dialog.addEventListener("click", function (e) { if (e.target === dialog) hide(); });
   dialog.addEventListener("keydown", trap);
+  // A popover is not modal: a press anywhere else closes it (the trigger's own click toggles).
+  d.addEventListener("pointerdown", function (e) {
+    var path = e.composedPath ? e.composedPath() : [];
+    if (shown === "popover" && path.indexOf(box) < 0 && path.indexOf(opener) < 0) hide();
+  }, true);
   root.appendChild(dialog);
   d.body.appendChild(box);
 }
 function trap(e) {
+  if (e.key === "Escape" && shown === "popover") return hide();
   if (e.key !== "Tab") return;
   var f = dialog.querySelectorAll("a[href],button"), first = f[0], last = f[f.length - 1], at = box.shadowRoot.activeElement;
   if (e.shiftKey ? at === first || !at : at === last) { e.preventDefault(); (e.shiftKey ? last : first).focus(); }
@@ -220,9 +222,12 @@ function fill() {
     list.appendChild(li);
   });
 }
-function place(t) {
-  var mode = t ? t.getAttribute("data-shiplog-widget") : "modal", s = dialog.style;
-  if (mode !== "panel" && mode !== "modal") mode = t ? "popover" : "modal";
+function shape(t) {
+  var mode = t ? t.getAttribute("data-shiplog-widget") : "modal";
+  return mode === "panel" || mode === "modal" ? mode : t ? "popover" : "modal";
+}
+function place(t, mode) {
+  var s = dialog.style;
   dialog.className = mode;
   s.top = s.left = "";
   if (mode === "popover") {
@@ -238,12 +243,24 @@ function place(t) {
 function open(t) {
   try {
     if (!dialog) build();
-    if (dialog.open) return hide();
+    if (shown) return hide();
+    var mode = shape(t);
     opener = t || d.activeElement;
     box.setAttribute("data-theme", scheme(t));
     prepare();
-    place(t);
-    dialog.showModal();
+    place(t, mode);
+    // A popover opens in the top layer without making the page inert (cheaper, and the page
+    // stays usable around it); a panel or a dialog is modal.
+    if (mode === "popover" && dialog.showPopover) {
+      dialog.popover = "manual";
+      dialog.showPopover();
+      dialog.querySelector("button").focus();
+    } else {
+      dialog.removeAttribute("popover");
+      mode = "modal";
+      dialog.showModal();
+    }
+    shown = mode;
     triggers.forEach(function (x) { x.setAttribute("aria-expanded", String(x === t)); });
     if (items) {
       seen(items.map(function (i) { return i.id; }).slice(0, 200));
@@ -253,8 +270,9 @@ function open(t) {
   } catch (e) {}
 }
 function hide() {
-  if (!dialog || !dialog.open) return;
-  dialog.close();
+  if (!shown) return;
+  shown === "popover" ? dialog.hidePopover() : dialog.close();
+  shown = "";
   triggers.forEach(function (x) { x.setAttribute("aria-expanded", "false"); });
   if (opener && opener.focus) opener.focus();
   later(prepare);

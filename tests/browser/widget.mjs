@@ -149,7 +149,7 @@ function state(page) {
       badge: badge.hidden ? null : badge.textContent,
       label: trigger.getAttribute("aria-label"),
       expanded: trigger.getAttribute("aria-expanded"),
-      open: Boolean(dialog && dialog.open),
+      open: Boolean(dialog && (dialog.open || dialog.matches(":popover-open"))),
       titles: dialog ? [...dialog.querySelectorAll("a.title")].map((a) => a.textContent) : [],
       tags: dialog ? [...dialog.querySelectorAll(".tag")].map((t) => t.textContent) : [],
       focusInside: Boolean(box && box.shadowRoot.activeElement && dialog.contains(box.shadowRoot.activeElement)),
@@ -200,7 +200,8 @@ async function layoutChecks(browser, feed) {
           await page.waitForFunction(() => {
             const box = [...document.body.children].find((e) => e.shadowRoot && e.shadowRoot.querySelector("dialog"));
             const dialog = box && box.shadowRoot.querySelector("dialog");
-            return dialog && dialog.open && dialog.getAnimations().every((a) => a.playState === "finished");
+            const open = dialog && (dialog.open || dialog.matches(":popover-open"));
+            return open && dialog.getAnimations().every((a) => a.playState === "finished");
           });
           const geometry = await page.evaluate(() => {
             const box = [...document.body.children].find((e) => e.shadowRoot && e.shadowRoot.querySelector("dialog"));
@@ -364,6 +365,10 @@ async function isolationChecks(browser) {
       if (widget) {
         await loaded(page);
         await page.evaluate(() => window.shiplog.open());
+        await page.waitForFunction(() => {
+          const box = [...document.body.children].find((e) => e.shadowRoot && e.shadowRoot.querySelector("dialog"));
+          return box.shadowRoot.querySelector("dialog").getAnimations().every((a) => a.playState === "finished");
+        });
       }
       const result = await looks(page);
       await page.screenshot({ path: join(SCREENSHOTS, `widget-isolation-${hostile ? "hostile" : "plain"}-${widget ? "with" : "without"}-widget.png`) });
@@ -484,7 +489,8 @@ async function budgetChecks(browser, publicDir) {
               requestAnimationFrame(() =>
                 requestAnimationFrame(() => {
                   const box = [...document.body.children].find((e) => e.shadowRoot && e.shadowRoot.querySelector("dialog"));
-                  done({ ms: performance.now() - start, entries: box.shadowRoot.querySelectorAll("dialog[open] li a.title").length });
+                  const open = box.shadowRoot.querySelector("dialog:is([open], :popover-open)");
+                  done({ ms: performance.now() - start, entries: open ? open.querySelectorAll("li a.title").length : 0 });
                 }),
               );
             }),
