@@ -130,8 +130,12 @@ fn find<B>(site: &Site, org: &str, segments: &[String], request: &Request<B>) ->
     let mut file = org_root;
     file.extend(segments);
     let path = request.uri().path();
-    if file.is_file() {
+    // `/feed.xml/` names a folder, which a file is not (nginx and CDNs answer 404 too).
+    if file.is_file() && !path.ends_with('/') {
         return Answer::File(file);
+    }
+    if file.is_file() {
+        return Answer::NotFound(format!("There is nothing at {path}."));
     }
     if !file.is_dir() {
         return Answer::NotFound(format!("There is nothing at {path}."));

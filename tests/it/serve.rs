@@ -538,6 +538,8 @@ fn the_feeds_may_be_read_from_any_origin_and_the_widget_is_a_script() {
             "{feed}"
         );
     }
+    // A file's name with a `/` after it names a folder: nothing (as nginx answers).
+    assert_eq!(preview.get("acme", "/changelog/feed.json/").status, 404);
     let widget = preview.get("acme", "/changelog/widget.js");
     assert_eq!(widget.status, 200);
     assert_eq!(
