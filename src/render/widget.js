@@ -316,11 +316,16 @@ function open(t, keep) {
     }
     shown = mode;
     triggers.forEach(function (x) { x.setAttribute("aria-expanded", String(x === t)); });
-    if (items) {
-      seen(items.map(function (i) { return i.id; }));
-      count();
-      filled = 0;
-    }
+    // Marked read after the opening is drawn: the badges' change restyles the host page, and
+    // the reader waits for the list, not for that.
+    requestAnimationFrame(function () {
+      setTimeout(function () {
+        if (!items) return;
+        seen(items.map(function (i) { return i.id; }));
+        count();
+        filled = 0;
+      });
+    });
   } catch (e) {}
 }
 function hide() {
