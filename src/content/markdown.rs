@@ -507,7 +507,7 @@ impl<'t> Autolinks<'t> {
 
     /// The next autolink: its byte range in the text and the address it links to.
     fn next(&mut self) -> Option<(usize, usize, String)> {
-        let url = self.cached_url().map(|(start, end)| {
+        let url = self.cached(false).map(|(start, end)| {
             let shown = &self.text[start..end];
             let href = match shown.starts_with("www.") {
                 true => format!("http://{shown}"),
@@ -516,7 +516,7 @@ impl<'t> Autolinks<'t> {
             (start, end, href)
         });
         let email = self
-            .cached_email()
+            .cached(true)
             .map(|(start, end)| (start, end, format!("mailto:{}", &self.text[start..end])));
         let next = match (url, email) {
             (Some(u), Some(e)) => Some(if e.0 < u.0 { e } else { u }),
@@ -543,25 +543,26 @@ impl<'t> Autolinks<'t> {
         found
     }
 
-    fn cached_url(&mut self) -> Option<(usize, usize)> {
-        match self.url {
+    /// The next bare URL (`email: false`) or email address: the one found before while it
+    /// starts at or after the last link's end, else searched for from there.
+    fn cached(&mut self, email: bool) -> Option<(usize, usize)> {
+        let kept = if email { self.email } else { self.url };
+        match kept {
             Found::At(range) if range.0 >= self.done => return Some(range),
             Found::Nowhere => return None,
             _ => {}
         }
-        let found = self.next_bare_url();
-        self.url = found.map_or(Found::Nowhere, Found::At);
-        found
-    }
-
-    fn cached_email(&mut self) -> Option<(usize, usize)> {
-        match self.email {
-            Found::At(range) if range.0 >= self.done => return Some(range),
-            Found::Nowhere => return None,
-            _ => {}
+        let found = if email {
+            self.next_email()
+        } else {
+            self.next_bare_url()
+        };
+        let kept = found.map_or(Found::Nowhere, Found::At);
+        if email {
+            self.email = kept;
+        } else {
+            self.url = kept;
         }
-        let found = self.next_email();
-        self.email = found.map_or(Found::Nowhere, Found::At);
         found
     }
 
