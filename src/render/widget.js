@@ -42,6 +42,15 @@ function attr(name, fallback, of) {
   }
   return fallback;
 }
+// How many entries trigger `t` shows (or the first trigger that says).
+function limit(t) { return Math.max(1, +attr("data-shiplog-limit", 10, t) || 10); }
+// Everything in the feed is read now: remembered, counted (0), and drawn again without "New".
+function markRead() {
+  if (!items) return;
+  seen(items.map(function (i) { return i.id; }));
+  count();
+  filled = 0;
+}
 function since() { return Date.now() - Math.max(0, +attr("data-shiplog-new-days", 30) || 0) * DAY; }
 function scheme(of) {
   var t = (of && of.getAttribute("data-shiplog-theme")) || d.documentElement.getAttribute("data-shiplog-theme");
@@ -123,12 +132,8 @@ function load() {
     // Opened while loading: shown now, and read. Else drawn ahead, while the page is idle,
     // so that a click only shows it.
     if (!shown) return later(prepare);
-    fill(Math.max(1, +attr("data-shiplog-limit", 10, opener) || 10));
-    if (items) {
-      seen(items.map(function (i) { return i.id; }));
-      count();
-      filled = 0;
-    }
+    fill(limit(opener));
+    markRead();
   });
 }
 function count() {
@@ -200,8 +205,8 @@ function prepare(t) {
   if (!dialog) build();
   // A page that replaced its body took the dialog's host with it.
   if (!box.isConnected) d.body.appendChild(box);
-  var limit = Math.max(1, +attr("data-shiplog-limit", 10, t) || 10);
-  if (filled !== limit && !shown) fill(limit);
+  var most = limit(t);
+  if (filled !== most && !shown) fill(most);
 }
 function build() {
   box = el("div");
@@ -319,12 +324,7 @@ function open(t, keep) {
     // Marked read after the opening is drawn: the badges' change restyles the host page, and
     // the reader waits for the list, not for that.
     requestAnimationFrame(function () {
-      setTimeout(function () {
-        if (!items) return;
-        seen(items.map(function (i) { return i.id; }));
-        count();
-        filled = 0;
-      });
+      setTimeout(markRead);
     });
   } catch (e) {}
 }

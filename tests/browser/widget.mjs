@@ -162,6 +162,16 @@ function state(page) {
   });
 }
 
+/** Waits until the widget is open and its opening animation over (it fades in). */
+function settled(page) {
+  return page.waitForFunction(() => {
+    const box = [...document.body.children].find((e) => e.shadowRoot && e.shadowRoot.querySelector("dialog"));
+    const dialog = box && box.shadowRoot.querySelector("dialog");
+    const open = dialog && (dialog.open || dialog.matches(":popover-open"));
+    return open && dialog.getAnimations().every((a) => a.playState === "finished");
+  });
+}
+
 /** Waits until the feed is loaded: the first `shiplog:unread` event. */
 function loaded(page) {
   return page.waitForFunction(() => window.__unread.length > 0, null, { timeout: 10000 });
@@ -196,13 +206,7 @@ async function layoutChecks(browser, feed) {
         for (const mode of ["popover", "panel", "modal"]) {
           const trigger = { popover: "#whats-new", panel: "#panel", modal: "#modal" }[mode];
           await page.click(trigger);
-          // Open, and its opening animation over.
-          await page.waitForFunction(() => {
-            const box = [...document.body.children].find((e) => e.shadowRoot && e.shadowRoot.querySelector("dialog"));
-            const dialog = box && box.shadowRoot.querySelector("dialog");
-            const open = dialog && (dialog.open || dialog.matches(":popover-open"));
-            return open && dialog.getAnimations().every((a) => a.playState === "finished");
-          });
+          await settled(page);
           const geometry = await page.evaluate(() => {
             const box = [...document.body.children].find((e) => e.shadowRoot && e.shadowRoot.querySelector("dialog"));
             const r = box.shadowRoot.querySelector("dialog").getBoundingClientRect();
@@ -312,10 +316,7 @@ async function axeChecks(browser) {
         // With the badges showing, then with the widget open.
         const closed = await page.evaluate(async () => (await window.axe.run(document)).violations);
         await page.click({ popover: "#whats-new", panel: "#panel", modal: "#modal" }[mode]);
-        await page.waitForFunction(() => {
-          const box = [...document.body.children].find((e) => e.shadowRoot && e.shadowRoot.querySelector("dialog"));
-          return box.shadowRoot.querySelector("dialog").getAnimations().every((a) => a.playState === "finished");
-        });
+        await settled(page);
         const violations = [...closed, ...(await page.evaluate(async () => (await window.axe.run(document)).violations))];
         check(
           `${label}: axe-core finds no violation with the badges showing, nor with the widget open`,
@@ -371,10 +372,7 @@ async function isolationChecks(browser) {
       if (widget) {
         await loaded(page);
         await page.evaluate(() => window.shiplog.open());
-        await page.waitForFunction(() => {
-          const box = [...document.body.children].find((e) => e.shadowRoot && e.shadowRoot.querySelector("dialog"));
-          return box.shadowRoot.querySelector("dialog").getAnimations().every((a) => a.playState === "finished");
-        });
+        await settled(page);
       }
       const result = await looks(page);
       await page.screenshot({ path: join(SCREENSHOTS, `widget-isolation-${hostile ? "hostile" : "plain"}-${widget ? "with" : "without"}-widget.png`) });

@@ -479,7 +479,7 @@ fn a_build_killed_at_any_point_leaves_the_old_tree_or_the_new_one_and_no_litter(
 }
 
 #[test]
-fn an_edit_of_two_orgs_switches_the_whole_tree_and_keeps_unchanged_files() {
+fn an_edit_of_two_orgs_keeps_every_unchanged_file() {
     let site = Site::new();
     site.generate(NOW, &[]);
     let (bytes_before, inodes_before) = (site.output(), site.inodes());
