@@ -54,6 +54,18 @@ pub fn of_tag(tag: &str) -> String {
     slug
 }
 
+/// A relative path of `/`-separated names, each percent-encoded where a URL path may not
+/// hold the character as it is (`logo file.png` → `logo%20file.png`).
+pub fn url_path(path: &str) -> String {
+    const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~')
+        .remove(b'/');
+    percent_encoding::utf8_percent_encode(path, SEGMENT).to_string()
+}
+
 /// A slug as a URL path segment: ASCII stays as it is, anything else is percent-encoded.
 pub fn url_segment(slug: &str) -> String {
     form_urlencoded::byte_serialize(slug.as_bytes()).collect()

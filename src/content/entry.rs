@@ -12,7 +12,9 @@ use crate::yaml::{self, Mapping};
 use crate::{slug, text};
 
 /// The front-matter keys an entry may have.
-pub const KEYS: &[&str] = &["title", "date", "tags", "id", "draft", "summary"];
+pub const KEYS: &[&str] = &[
+    "title", "date", "tags", "id", "draft", "summary", "image", "updated",
+];
 
 /// Ids an entry may not take: they name other outputs of the org's changelog folder.
 pub const RESERVED_IDS: &[&str] = &[
@@ -20,6 +22,8 @@ pub const RESERVED_IDS: &[&str] = &[
     "tags",
     "feed.xml",
     "feed.json",
+    "atom.xml",
+    "llms.txt",
     "index.html",
     "widget.js",
 ];
@@ -37,14 +41,29 @@ pub struct Entry {
     pub tags: Vec<String>,
     /// Short plain-text teaser.
     pub summary: Option<String>,
+    /// When it last changed, if it did after `date`.
+    pub updated: Option<DateTime<Utc>>,
+    /// Its picture.
+    pub image: Option<Image>,
     /// Sanitized HTML with absolute links.
     pub content_html: String,
+    /// Its Markdown, with absolute links.
+    pub markdown: String,
     /// `{org_url}/changelog/<id>/`.
     pub url: String,
     /// The file the entry was read from.
     pub source: PathBuf,
     /// The files of its bundle (`<id>/index.md` with files beside it), published with it.
     pub assets: Vec<super::Asset>,
+}
+
+/// An entry's picture (front matter `image`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    /// Its absolute address.
+    pub url: String,
+    /// Its width and height, for a file of the org folder whose header gives them.
+    pub size: Option<super::images::Size>,
 }
 
 /// The fields every JSON view of an entry shares, in their order: the JSON Feed item and
@@ -71,6 +90,17 @@ impl Entry {
         self.date.to_rfc3339_opts(SecondsFormat::Secs, true)
     }
 
+    /// The last change as `YYYY-MM-DDTHH:MM:SSZ`, when it has an `updated`.
+    pub fn date_modified(&self) -> Option<String> {
+        self.updated
+            .map(|date| date.to_rfc3339_opts(SecondsFormat::Secs, true))
+    }
+
+    /// When it last changed: `updated`, or else `date`.
+    pub fn last_changed(&self) -> DateTime<Utc> {
+        self.updated.unwrap_or(self.date)
+    }
+
     /// The entry's JSON fields (without `summary`).
     pub fn json(&self) -> EntryJson<'_> {
         EntryJson {
@@ -94,9 +124,11 @@ pub struct Parsed {
     /// Things worth fixing that do not stop a build.
     pub warnings: Vec<Problem>,
     /// The entry's relative links and images, resolved, with where they stand in the file.
-    pub local_links: Vec<(Url, Problem)>,
+    pub local_links: Vec<LocalLink>,
     /// Where its `tags` stand (an empty message), for problems that involve other entries.
     pub tags_at: Problem,
+    /// Where its `image` stands (an empty message), when it names a file of the org.
+    pub image_at: Option<Problem>,
 }
 
 /// Reads one entry file. A draft is checked like any entry, but its Markdown is not rendered
@@ -106,27 +138,34 @@ pub fn parse(
     bytes: &[u8],
     default_id: &str,
     org_url: &str,
+    website: Option<&str>,
 ) -> Result<Parsed, Vec<Problem>> {
     let text = text::decode_utf8(path, bytes).map_err(|p| vec![p])?;
     let split = front_matter::split(text).map_err(|message| vec![Problem::file(path, message)])?;
     let map = yaml::parse_mapping(path, split.yaml, split.yaml_line).map_err(|p| vec![p])?;
     let fields = Fields::read(&map, path, default_id)?;
     let url = format!("{org_url}/changelog/{}/", fields.id);
-    let base = Url::parse(&url).map_err(|e| {
+    let invalid = |url: &str, e: url::ParseError| {
         vec![Problem::file(
             path,
             format!("entry URL `{url}` is not valid: {e}"),
         )]
-    })?;
-    let warnings = fields.warnings(&map);
+    };
+    let bases = markdown::Bases {
+        entry: Url::parse(&url).map_err(|e| invalid(&url, e))?,
+        site: Url::parse(website.unwrap_or(org_url)).map_err(|e| invalid(org_url, e))?,
+    };
+    let mut warnings = fields.warnings(&map);
+    let (image, image_at) = read_image(&map, &bases)?;
     let body_start = text.len() - split.body.len();
     let rendered = if fields.draft {
         markdown::Rendered {
             html: String::new(),
             local_links: Vec::new(),
+            markdown: String::new(),
         }
     } else {
-        markdown::render(split.body, &base, &fields.id).map_err(|refused| match refused {
+        markdown::render(split.body, &bases, &fields.id).map_err(|refused| match refused {
             markdown::Refused::TooDeep { offset } => {
                 let (line, column) = text::position(text, body_start + offset);
                 vec![Problem::new(
@@ -154,21 +193,35 @@ pub fn parse(
         })?
     };
     let mut positions = text::Positions::new(text);
-    let local_links = rendered
-        .local_links
-        .into_iter()
-        .map(|(url, offset)| {
-            let (line, column) = positions.of(body_start + offset);
-            (url, Problem::new(path, line, column, ""))
-        })
-        .collect();
+    let mut local_links = Vec::with_capacity(rendered.local_links.len());
+    for link in rendered.local_links {
+        let (line, column) = positions.of(body_start + link.offset);
+        let at = Problem::new(path, line, column, "");
+        if link.root_relative && website.is_none() {
+            warnings.push(Problem {
+                message: format!(
+                    "a root-relative link resolves to `{}`, on the changelog's own host; set `website` in _org.yaml to the org's main site (like `website: https://www.example.com`)",
+                    link.url
+                ),
+                ..at.clone()
+            });
+        }
+        local_links.push(LocalLink {
+            url: link.url,
+            image: link.image,
+            at,
+        });
+    }
     let entry = Entry {
         content_html: rendered.html,
+        markdown: rendered.markdown,
         id: fields.id,
         title: fields.title.trim().to_string(),
         date: fields.date,
         tags: fields.tags,
         summary: fields.summary,
+        updated: fields.updated,
+        image,
         url,
         source: path.to_path_buf(),
         assets: Vec::new(),
@@ -183,7 +236,55 @@ pub fn parse(
         warnings,
         local_links,
         tags_at,
+        image_at,
     })
+}
+
+/// A relative link or image of an entry, resolved.
+pub struct LocalLink {
+    /// Where it points.
+    pub url: Url,
+    /// An image rather than a link.
+    pub image: bool,
+    /// Where it stands in the file (an empty message).
+    pub at: Problem,
+}
+
+/// The `image`: an https address, or a file of the org named relative to the entry, like
+/// Markdown's images (whether the file is there is checked with the org's other files).
+fn read_image(
+    map: &Mapping<'_>,
+    bases: &markdown::Bases,
+) -> Result<(Option<Image>, Option<Problem>), Vec<Problem>> {
+    let mut problems = Vec::new();
+    let (Some(written), Some(field)) = (map.string("image", &mut problems), map.get("image"))
+    else {
+        return if problems.is_empty() {
+            Ok((None, None))
+        } else {
+            Err(problems)
+        };
+    };
+    let written = written.trim();
+    let image = |url: &Url| Image {
+        url: url.to_string(),
+        size: None,
+    };
+    match Url::parse(written) {
+        Ok(url) if url.scheme() == "https" && url.host().is_some() => Ok((Some(image(&url)), None)),
+        Err(url::ParseError::RelativeUrlWithoutBase)
+            if !written.is_empty() && !written.starts_with('/') =>
+        {
+            match bases.entry.join(written) {
+                Ok(url) => Ok((Some(image(&url)), Some(map.problem(field, "")))),
+                Err(e) => Err(vec![map.problem(field, format!("`image` is not a valid path: {e}"))]),
+            }
+        }
+        _ => Err(vec![map.problem(
+            field,
+            format!("`image` must be a file of the org folder, written relative to the entry (like `shot.png`), or an https:// address; not `{written}`"),
+        )]),
+    }
 }
 
 /// The front matter of an entry, checked.
@@ -194,6 +295,7 @@ struct Fields {
     id: String,
     draft: bool,
     summary: Option<String>,
+    updated: Option<DateTime<Utc>>,
 }
 
 impl Fields {
@@ -207,6 +309,7 @@ impl Fields {
         let id = read_id(map, path, default_id, &mut problems);
         let draft = map.bool("draft", &mut problems).unwrap_or(false);
         let summary = read_summary(map, &mut problems);
+        let updated = read_updated(map, date, &mut problems);
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -220,6 +323,7 @@ impl Fields {
             id,
             draft,
             summary,
+            updated,
         })
     }
 
@@ -276,6 +380,44 @@ fn read_date(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<DateTime<
     };
     problems.push(map.problem(field, message));
     None
+}
+
+/// `updated`: a date like `date`, not before it; the same as `date` counts as none.
+fn read_updated(
+    map: &Mapping<'_>,
+    date: Option<DateTime<Utc>>,
+    problems: &mut Vec<Problem>,
+) -> Option<DateTime<Utc>> {
+    let field = map.get("updated")?;
+    let updated = match field.value.as_str().map(parse_date) {
+        Some(Ok(updated)) => updated,
+        Some(Err(message)) => {
+            problems.push(map.problem(field, format!("`updated`: {message}")));
+            return None;
+        }
+        None => {
+            problems.push(map.problem(
+                field,
+                "`updated` must be an RFC 3339 date-time or a YYYY-MM-DD date",
+            ));
+            return None;
+        }
+    };
+    match date {
+        Some(date) if updated < date => {
+            problems.push(map.problem(
+                field,
+                format!(
+                    "`updated` ({}) is before `date` ({}): an entry changes after it is published",
+                    updated.to_rfc3339_opts(SecondsFormat::Secs, true),
+                    date.to_rfc3339_opts(SecondsFormat::Secs, true)
+                ),
+            ));
+            None
+        }
+        Some(date) if updated == date => None,
+        _ => Some(updated),
+    }
 }
 
 /// The most tags an entry may have: each one is a page and two feeds that hold the entry

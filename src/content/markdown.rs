@@ -1,9 +1,11 @@
 //! Markdown to safe HTML: CommonMark with GitHub's extensions, sanitized, with every relative
-//! link and image made absolute against the entry's own URL.
+//! link and image made absolute against the entry's own URL (root-relative ones against the
+//! org's website).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::Range;
 
 use pulldown_cmark::{
     CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd, TextMergeStream,
@@ -14,9 +16,56 @@ use url::Url;
 pub struct Rendered {
     /// Sanitized HTML with absolute links.
     pub html: String,
-    /// Each relative link or image (`[a](shot.png)`, `[b](/docs)`), resolved against the
-    /// entry's URL, with the byte offset in the Markdown where it starts.
-    pub local_links: Vec<(Url, usize)>,
+    /// Each relative link or image (`[a](shot.png)`, `[b](/docs)`), resolved.
+    pub local_links: Vec<LocalLink>,
+    /// The Markdown itself with the URLs of its links and images made absolute.
+    pub markdown: String,
+}
+
+/// A relative link or image of an entry's Markdown.
+pub struct LocalLink {
+    /// Where it points, resolved.
+    pub url: Url,
+    /// The byte offset in the Markdown where it starts.
+    pub offset: usize,
+    /// An image (`![a](shot.png)`) rather than a link.
+    pub image: bool,
+    /// Written from the root of a host (`/docs`), resolved against the org's website.
+    pub root_relative: bool,
+}
+
+/// The addresses relative URLs in an entry resolve against.
+#[derive(Clone)]
+pub struct Bases {
+    /// The entry's own URL: for `shot.png` or `../other/`.
+    pub entry: Url,
+    /// The org's website: for root-relative URLs like `/docs/webhooks`.
+    pub site: Url,
+}
+
+impl Bases {
+    /// `url` made absolute: root-relative against the website, anything else against the
+    /// entry (an absolute `url` stays as it is).
+    pub fn join(&self, url: &str) -> Option<Url> {
+        let base = if is_root_relative(url) {
+            &self.site
+        } else {
+            &self.entry
+        };
+        base.join(url).ok()
+    }
+}
+
+/// The sanitizer resolves the relative URLs of raw HTML as the Markdown's are.
+impl ammonia::UrlRelativeEvaluate<'_> for Bases {
+    fn evaluate<'url>(&self, url: &'url str) -> Option<Cow<'url, str>> {
+        self.join(url).map(|url| Cow::Owned(url.into()))
+    }
+}
+
+/// A URL written from the root of its host: `/docs`, not `//host/docs`.
+fn is_root_relative(url: &str) -> bool {
+    url.starts_with('/') && !url.starts_with("//") && !url.starts_with("/\\")
 }
 
 /// How deep Markdown may nest: block quotes, lists and their items, emphasis, links and the
@@ -58,77 +107,171 @@ impl std::fmt::Write for Bounded {
 }
 
 /// Renders `markdown` to sanitized HTML, listing its relative links. Relative URLs resolve
-/// against `entry_url`; footnote anchors are named after `entry_id` so several entries can
+/// against `bases`; footnote anchors are named after `entry_id` so several entries can
 /// share a page.
 ///
 /// Markdown without raw HTML skips the sanitizer: pulldown-cmark escapes every text and
 /// attribute it writes, and [`Transform`] resolves and checks each URL as the sanitizer
 /// would, so the HTML is already what the sanitizer would return (the tests check this on
 /// generated Markdown). Sanitizing costs more than the rest of rendering together.
-pub fn render(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Rendered, Refused> {
-    let written = write(markdown, entry_url, entry_id)?;
+pub fn render(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Rendered, Refused> {
+    let written = write(markdown, bases, entry_id)?;
     let html = if written.needs_sanitizer {
-        sanitize(&written.html, entry_url)
+        sanitize(&written.html, bases)
     } else {
         written.html
     };
     Ok(Rendered {
         html,
+        markdown: with_absolute_urls(markdown, bases, &written.inline, &written.definitions),
         local_links: written.local_links,
     })
+}
+
+/// `markdown` with each relative URL made absolute: those of inline links and images
+/// (`inline`: where each link stands and its destination as parsed) and those of reference
+/// definitions (`[a]: shot.png`, found by the parser: each one's span and destination). A
+/// destination written with escapes, which the source does not hold as parsed, stays as
+/// written.
+fn with_absolute_urls(
+    markdown: &str,
+    bases: &Bases,
+    inline: &[(Range<usize>, String)],
+    definitions: &[(Range<usize>, String)],
+) -> String {
+    let mut edits: Vec<(Range<usize>, Url)> = Vec::new();
+    let spans = inline
+        .iter()
+        .map(|link| (link, "]("))
+        .chain(definitions.iter().map(|definition| (definition, "]:")));
+    for ((span, destination), opening) in spans {
+        let Some(url) = is_relative(destination)
+            .then(|| bases.join(destination))
+            .flatten()
+        else {
+            continue;
+        };
+        if let Some(found) = destination_in(&markdown[span.clone()], opening, destination) {
+            edits.push((span.start + found.start..span.start + found.end, url));
+        }
+    }
+    edits.sort_by_key(|(range, _)| range.start);
+    let mut out = String::with_capacity(markdown.len() + edits.len() * 32);
+    let mut copied = 0;
+    for (range, url) in edits {
+        if range.start < copied {
+            continue;
+        }
+        out.push_str(&markdown[copied..range.start]);
+        out.push_str(url.as_str());
+        copied = range.end;
+    }
+    out.push_str(&markdown[copied..]);
+    out
+}
+
+/// Where `destination` is written in `source` (a link, or a reference definition): right
+/// after the last `opening` (`](` or `]:`) it follows, past blanks and a `<`.
+fn destination_in(source: &str, opening: &str, destination: &str) -> Option<Range<usize>> {
+    source.rmatch_indices(opening).find_map(|(at, _)| {
+        let after = at + opening.len();
+        let rest = &source[after..];
+        let trimmed = rest.trim_start();
+        let start = after + (rest.len() - trimmed.len());
+        let start = start + usize::from(trimmed.starts_with('<'));
+        source[start..]
+            .starts_with(destination)
+            .then(|| start..start + destination.len())
+    })
+}
+
+/// A link's destination that is neither absolute nor in the page (`#notes`).
+fn is_relative(destination: &str) -> bool {
+    !destination.starts_with('#') && Url::parse(destination).is_err()
 }
 
 /// An entry's HTML as pulldown-cmark writes it, before any sanitizing.
 struct Written {
     html: String,
-    local_links: Vec<(Url, usize)>,
+    local_links: Vec<LocalLink>,
+    /// Each inline link or image with a relative destination: its span and destination.
+    inline: Vec<(Range<usize>, String)>,
+    /// Each reference definition: its span and destination.
+    definitions: Vec<(Range<usize>, String)>,
     /// Whether `html` needs the sanitizer: it holds raw HTML, or a URL that is not plainly a
     /// web or mail address. Otherwise sanitizing would return it unchanged.
     needs_sanitizer: bool,
 }
 
 /// Parses `markdown`, transforms its events and writes them as HTML (see [`render`]).
-fn write(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Written, Refused> {
+fn write(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Written, Refused> {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_GFM;
     let mut local_links = Vec::new();
+    let mut inline = Vec::new();
     let mut depth: usize = 0;
     let mut raw_elements = OpenElements::default();
     let mut raw_html = false;
     let mut too_deep = None;
-    let events = Parser::new_ext(markdown, options)
-        .into_offset_iter()
-        .map(|(event, range)| {
-            let raw_peak = match &event {
-                Event::Start(_) => {
-                    depth += 1;
-                    raw_elements.depth()
-                }
-                Event::End(_) => {
-                    depth = depth.saturating_sub(1);
-                    raw_elements.depth()
-                }
-                Event::Html(html) | Event::InlineHtml(html) => {
-                    raw_html = true;
-                    raw_elements.read(html)
-                }
-                _ => raw_elements.depth(),
-            };
-            if depth + raw_peak > MAX_NESTING && too_deep.is_none() {
-                too_deep = Some(range.start);
+    let parser = Parser::new_ext(markdown, options).into_offset_iter();
+    let definitions = parser
+        .reference_definitions()
+        .iter()
+        .map(|(_, definition)| (definition.span.clone(), definition.dest.to_string()))
+        .collect();
+    let events = parser.map(|(event, range)| {
+        let raw_peak = match &event {
+            Event::Start(_) => {
+                depth += 1;
+                raw_elements.depth()
             }
-            if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &event {
-                let relative = !dest_url.starts_with('#') && Url::parse(dest_url).is_err();
-                if let Some(url) = relative.then(|| entry_url.join(dest_url).ok()).flatten() {
-                    local_links.push((url, range.start));
+            Event::End(_) => {
+                depth = depth.saturating_sub(1);
+                raw_elements.depth()
+            }
+            Event::Html(html) | Event::InlineHtml(html) => {
+                raw_html = true;
+                raw_elements.read(html)
+            }
+            _ => raw_elements.depth(),
+        };
+        if depth + raw_peak > MAX_NESTING && too_deep.is_none() {
+            too_deep = Some(range.start);
+        }
+        if let Event::Start(
+            Tag::Link {
+                dest_url,
+                link_type,
+                ..
+            }
+            | Tag::Image {
+                dest_url,
+                link_type,
+                ..
+            },
+        ) = &event
+        {
+            if let Some(url) = is_relative(dest_url)
+                .then(|| bases.join(dest_url))
+                .flatten()
+            {
+                local_links.push(LocalLink {
+                    url,
+                    offset: range.start,
+                    image: matches!(event, Event::Start(Tag::Image { .. })),
+                    root_relative: is_root_relative(dest_url),
+                });
+                if *link_type == LinkType::Inline {
+                    inline.push((range, dest_url.to_string()));
                 }
             }
-            event
-        });
-    let mut transform = Transform::new(entry_url, entry_id);
+        }
+        event
+    });
+    let mut transform = Transform::new(bases, entry_id);
     for event in TextMergeStream::new(events) {
         transform.event(event);
     }
@@ -149,6 +292,8 @@ fn write(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Written, Ref
     Ok(Written {
         html,
         local_links,
+        inline,
+        definitions,
         // A parser drops U+0000 from text but replaces it in attributes: left to the sanitizer.
         needs_sanitizer: raw_html || transform.needs_sanitizer || markdown.contains('\0'),
     })
@@ -158,7 +303,7 @@ fn write(markdown: &str, entry_url: &Url, entry_id: &str) -> Result<Written, Ref
 /// opening in a new tab and autolinked as on GitHub, footnotes named per entry, and what the
 /// sanitizer would drop (a code block's odd language, an alert's kind) dropped here already.
 struct Transform<'a> {
-    entry_url: &'a Url,
+    bases: &'a Bases,
     footnotes: FootnoteNames<'a>,
     events: Vec<Event<'a>>,
     needs_sanitizer: bool,
@@ -168,9 +313,9 @@ struct Transform<'a> {
 }
 
 impl<'a> Transform<'a> {
-    fn new(entry_url: &'a Url, entry_id: &'a str) -> Self {
+    fn new(bases: &'a Bases, entry_id: &'a str) -> Self {
         Transform {
-            entry_url,
+            bases,
             footnotes: FootnoteNames::new(entry_id),
             events: Vec::new(),
             needs_sanitizer: false,
@@ -271,7 +416,7 @@ impl<'a> Transform<'a> {
     fn footnote_reference(&mut self, label: &str) {
         let (name, number) = self.footnotes.name(label);
         let mut html = String::from("<sup class=\"footnote-reference\"><a href=\"");
-        push_attribute(&mut html, self.entry_url.as_str());
+        push_attribute(&mut html, self.bases.entry.as_str());
         html.push('#');
         push_attribute(&mut html, &name);
         html.push_str(&format!("\" {REL}>{number}</a></sup>"));
@@ -316,9 +461,7 @@ impl<'a> Transform<'a> {
         };
         let resolved = match Url::parse(&url) {
             Ok(parsed) => matches!(parsed.scheme(), "http" | "https" | "mailto").then_some(url),
-            Err(url::ParseError::RelativeUrlWithoutBase) => {
-                self.entry_url.join(&url).ok().map(String::from)
-            }
+            Err(url::ParseError::RelativeUrlWithoutBase) => self.bases.join(&url).map(String::from),
             Err(_) => None,
         };
         self.needs_sanitizer |= resolved.is_none();
@@ -646,15 +789,15 @@ impl<'t> Autolinks<'t> {
     }
 }
 
-/// Sanitizes an entry's HTML, resolving relative URLs against `entry_url`. Each thread
-/// keeps its sanitizer: building one costs more than cleaning a typical entry.
-fn sanitize(html: &str, entry_url: &Url) -> String {
+/// Sanitizes an entry's HTML, resolving relative URLs against `bases`. Each thread keeps
+/// its sanitizer: building one costs more than cleaning a typical entry.
+fn sanitize(html: &str, bases: &Bases) -> String {
     thread_local! {
         static SANITIZER: RefCell<ammonia::Builder<'static>> = RefCell::new(sanitizer());
     }
     let clean = SANITIZER.with_borrow_mut(|builder| {
         builder
-            .url_relative(ammonia::UrlRelative::RewriteWithBase(entry_url.clone()))
+            .url_relative(ammonia::UrlRelative::Custom(Box::new(bases.clone())))
             .clean(html)
     });
     // Serialized into a buffer sized once; the sanitizer writes UTF-8 only.
@@ -712,9 +855,16 @@ fn sanitizer() -> ammonia::Builder<'static> {
 mod tests {
     use super::*;
 
+    /// An entry of acme, whose website is elsewhere.
+    fn bases() -> Bases {
+        Bases {
+            entry: Url::parse("https://acme.example.com/changelog/v2/").unwrap(),
+            site: Url::parse("https://www.acme.example/").unwrap(),
+        }
+    }
+
     fn html(markdown: &str) -> String {
-        let url = Url::parse("https://acme.example.com/changelog/v2/").unwrap();
-        render(markdown, &url, "v2").unwrap().html
+        render(markdown, &bases(), "v2").unwrap().html
     }
 
     /// The tree an HTML parser builds from `html`: each node in document order, with its
@@ -742,7 +892,7 @@ mod tests {
     /// Writes `markdown`; where that skips the sanitizer, checks that sanitizing would not
     /// have changed the parsed HTML. Returns whether it was skipped.
     fn skips_the_sanitizer_safely(markdown: &str) -> bool {
-        let url = Url::parse("https://acme.example.com/changelog/v2/").unwrap();
+        let url = bases();
         let written = write(markdown, &url, "v2").unwrap();
         if written.needs_sanitizer {
             return false;
@@ -828,7 +978,7 @@ mod tests {
 
     #[test]
     fn nesting_is_limited() {
-        let url = Url::parse("https://acme.example.com/changelog/v2/").unwrap();
+        let url = bases();
         let ok = |markdown: &str| render(markdown, &url, "v2").is_ok();
         let quotes = |n| format!("text\n\n{} deep", ">".repeat(n));
         assert!(ok(&quotes(MAX_NESTING - 1)));
@@ -853,14 +1003,43 @@ mod tests {
     }
 
     #[test]
+    fn the_markdown_gets_absolute_urls() {
+        let markdown = "[a](shot.png \"t\") ![b]( <img/x.png> ) [c](/docs) [d](#top) \
+                        [e](https://x.io/) [f][ref] `[g](code.png)`\n\n[ref]: ../v1/\n";
+        let rendered = render(markdown, &bases(), "v2").unwrap();
+        assert_eq!(
+            rendered.markdown,
+            "[a](https://acme.example.com/changelog/v2/shot.png \"t\") \
+             ![b]( <https://acme.example.com/changelog/v2/img/x.png> ) \
+             [c](https://www.acme.example/docs) [d](#top) [e](https://x.io/) [f][ref] \
+             `[g](code.png)`\n\n[ref]: https://acme.example.com/changelog/v1/\n"
+        );
+        let kinds: Vec<(bool, bool)> = rendered
+            .local_links
+            .iter()
+            .map(|link| (link.image, link.root_relative))
+            .collect();
+        assert_eq!(
+            kinds,
+            [(false, false), (true, false), (false, true), (false, false)]
+        );
+    }
+
+    #[test]
     fn relative_links_become_absolute() {
-        let out = html("[a](shot.png) [b](/docs) [c](../v1/) [d](#top) ![i](img/x.png)");
+        let out = html(
+            "[a](shot.png) [b](/docs) [c](../v1/) [d](#top) ![i](img/x.png) <a href=\"/raw\">r</a>",
+        );
         assert!(
             out.contains("href=\"https://acme.example.com/changelog/v2/shot.png\""),
             "{out}"
         );
         assert!(
-            out.contains("href=\"https://acme.example.com/docs\""),
+            out.contains("href=\"https://www.acme.example/docs\""),
+            "{out}"
+        );
+        assert!(
+            out.contains("href=\"https://www.acme.example/raw\""),
             "{out}"
         );
         assert!(

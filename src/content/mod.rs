@@ -3,9 +3,11 @@
 
 mod entry;
 mod front_matter;
+mod images;
 mod markdown;
 mod org;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -13,8 +15,9 @@ use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use url::Url;
 
-pub use entry::{check_id, parse_date, Entry, EntryJson, RESERVED_IDS};
-pub use org::OrgSettings;
+pub use entry::{check_id, parse_date, Entry, EntryJson, Image, RESERVED_IDS};
+pub use images::Size;
+pub use org::{Logo, OrgSettings};
 
 use crate::config::SiteConfig;
 use crate::error::{Error, Problem, Result};
@@ -75,6 +78,19 @@ impl Index {
 }
 
 impl Org {
+    /// The org's main site: `website`, or else the org's own address.
+    pub fn website(&self) -> &str {
+        self.settings.website.as_deref().unwrap_or(&self.url)
+    }
+
+    /// The address of the org's logo, if it has one.
+    pub fn logo_url(&self) -> Option<String> {
+        self.settings.logo.as_ref().map(|logo| match logo {
+            Logo::Url(url) => url.clone(),
+            Logo::File(path) => format!("{}/changelog/{}", self.url, slug::url_path(path)),
+        })
+    }
+
     /// The entries published at `now` (dated at or before it), in publication order.
     pub fn published(&self, now: DateTime<Utc>) -> &[Entry] {
         let first = self.entries.partition_point(|entry| entry.date > now);
@@ -202,9 +218,16 @@ fn scan_org(
     let mut problems = Vec::new();
     let folder = content_dir.join(&slug);
     let settings_path = folder.join("_org.yaml");
+    let (entry_files, assets) = org_files(&folder, root, &mut problems);
+    let file = |path: &str| {
+        assets
+            .iter()
+            .find(|asset| slash_path(&asset.relative) == path)
+            .map(|asset| asset.source.clone())
+    };
     let (settings, settings_file) = match read_settings_file(&settings_path, root) {
         Ok(Some(bytes)) => (
-            OrgSettings::parse(&settings_path, &bytes, &slug, site).unwrap_or_else(|found| {
+            OrgSettings::parse(&settings_path, &bytes, &slug, site, file).unwrap_or_else(|found| {
                 problems.extend(found);
                 OrgSettings::defaults(&slug, site)
             }),
@@ -216,7 +239,6 @@ fn scan_org(
             (OrgSettings::defaults(&slug, site), None)
         }
     };
-    let (entry_files, assets) = org_files(&folder, root, &mut problems);
     let org = OrgFolder {
         url: site.org_url(&slug),
         slug,
@@ -296,6 +318,7 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
                     &bytes,
                     &file.default_id,
                     &folder.url,
+                    folder.settings.website.as_deref(),
                 )),
                 // Deleted since the folder was walked: as if the walk had come later.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -318,17 +341,33 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
     let mut links = Vec::new();
     let mut warnings = Vec::new();
     let mut tag_pages = TagPages::default();
+    let mut pictures = HashMap::new();
     for result in parsed {
         match result {
             Ok(parsed) => {
                 warnings.extend(parsed.warnings);
-                links.extend(parsed.local_links);
                 if parsed.draft {
                     drafts.push(parsed.entry);
                 } else {
                     tag_pages.add(&parsed.entry.tags, parsed.tags_at, &mut problems);
+                    let images: Vec<(Url, Problem)> = parsed
+                        .local_links
+                        .iter()
+                        .filter(|link| link.image)
+                        .map(|link| (link.url.clone(), link.at.clone()))
+                        .collect();
+                    if !images.is_empty() || parsed.image_at.is_some() {
+                        let image_at = parsed.image_at;
+                        pictures.insert(parsed.entry.id.clone(), Pictures { images, image_at });
+                    }
                     org.entries.push(parsed.entry);
                 }
+                links.extend(
+                    parsed
+                        .local_links
+                        .into_iter()
+                        .map(|link| (link.url, link.at)),
+                );
             }
             Err(found) => problems.extend(found),
         }
@@ -338,7 +377,18 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
     report_asset_clashes(&org, &mut problems);
     org.entries
         .sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.id.cmp(&b.id)));
-    report_broken_links(&org, &drafts, links, &mut warnings);
+    let files = published_files(&org);
+    report_broken_links(&org, &files, &drafts, links, &mut warnings);
+    let sized = size_pictures(&org, &files, &pictures, &mut problems);
+    for (i, sizes, image_size) in sized {
+        let entry = &mut org.entries[i];
+        if !sizes.is_empty() {
+            entry.content_html = images::add_sizes(&entry.content_html, &sizes);
+        }
+        if let Some(image) = &mut entry.image {
+            image.size = image_size;
+        }
+    }
     if problems.is_empty() {
         Ok(Loaded { org, warnings })
     } else {
@@ -485,43 +535,53 @@ fn attach_entry_folders(org: &mut Org, folder: &Path, drafts: &[Entry]) {
     }
 }
 
+/// Where each file of the org is published, as a path under its `changelog/` folder (with
+/// `/`), with the file it is copied from (none for the pages made of an entry).
+fn published_files(org: &Org) -> HashMap<String, Option<&Path>> {
+    let mut files = HashMap::new();
+    for asset in &org.assets {
+        files.insert(slash_path(&asset.relative), Some(asset.source.as_path()));
+    }
+    for entry in &org.entries {
+        for page in ["", "index.html", "index.md"] {
+            files.insert(format!("{}/{page}", entry.id), None);
+        }
+        for asset in &entry.assets {
+            let path = format!("{}/{}", entry.id, slash_path(&asset.relative));
+            files.insert(path, Some(asset.source.as_path()));
+        }
+    }
+    files
+}
+
+/// The path under the org's `changelog/` folder that `url` points to (`changelog` is that
+/// folder's address), without query or fragment, decoded; `None` for a URL elsewhere.
+fn changelog_path<'u>(url: &'u str, changelog: &str) -> Option<Cow<'u, str>> {
+    let rest = url.strip_prefix(changelog)?;
+    let path = rest.split(['?', '#']).next().unwrap_or_default();
+    Some(percent_encoding::percent_decode_str(path).decode_utf8_lossy())
+}
+
 /// Warns about each relative link of an entry that points into the org's changelog but at
-/// nothing that will be published there.
+/// nothing that will be published there (`files`: see [`published_files`]).
 fn report_broken_links(
     org: &Org,
+    files: &HashMap<String, Option<&Path>>,
     drafts: &[Entry],
     links: Vec<(Url, Problem)>,
     warnings: &mut Vec<Problem>,
 ) {
     let changelog = format!("{}/changelog/", org.url);
-    let mut published: Vec<String> = org.assets.iter().map(|a| slash_path(&a.relative)).collect();
-    for entry in &org.entries {
-        published.push(format!("{}/", entry.id));
-        published.push(format!("{}/index.html", entry.id));
-        published.extend(
-            entry
-                .assets
-                .iter()
-                .map(|a| format!("{}/{}", entry.id, slash_path(&a.relative))),
-        );
-    }
     for (url, at) in links {
-        let Some(rest) = url.as_str().strip_prefix(&changelog) else {
+        let Some(path) = changelog_path(url.as_str(), &changelog) else {
             continue;
         };
-        let path = rest.split(['?', '#']).next().unwrap_or_default();
-        let path = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
         let path = path.strip_suffix("index.html").unwrap_or(&path);
         let generated = path.is_empty()
             || path.starts_with("page/")
             || path.starts_with("tags/")
-            || path == "feed.xml"
-            || path == "feed.json";
-        let found = generated
-            || published
-                .iter()
-                .any(|p| p == path || p.strip_suffix('/') == Some(path));
-        if found {
+            || ["feed.xml", "feed.json", "atom.xml", "llms.txt"].contains(&path);
+        if generated || files.contains_key(path) || files.contains_key(&format!("{path}/")) {
             continue;
         }
         let message = if drafts.iter().any(|d| path.trim_end_matches('/') == d.id) {
@@ -531,6 +591,90 @@ fn report_broken_links(
         };
         warnings.push(Problem { message, ..at });
     }
+}
+
+/// An entry's pictures, to be sized: the images of its Markdown (each with where it
+/// stands), and where its `image` is written when that names a file.
+struct Pictures {
+    images: Vec<(Url, Problem)>,
+    image_at: Option<Problem>,
+}
+
+/// The sizes of an entry's pictures: for each `<img>` of its HTML, its URL and size.
+type Sizes = Vec<(String, Size)>;
+
+/// Reads the size of each picture of `pictures` (by entry id) that is a file of the org
+/// (`files`: see [`published_files`]), each file once. Returns, per entry with any, its
+/// index, the sizes of its images and that of its `image`. A broken picture, or an `image`
+/// that is not a picture of the org, is a problem; a Markdown image of a file that is no
+/// picture at all (`![notes](notes.pdf)`) is left to the browser.
+fn size_pictures(
+    org: &Org,
+    files: &HashMap<String, Option<&Path>>,
+    pictures: &HashMap<String, Pictures>,
+    problems: &mut Vec<Problem>,
+) -> Vec<(usize, Sizes, Option<Size>)> {
+    let changelog = format!("{}/changelog/", org.url);
+    let source = |url: &str| {
+        changelog_path(url, &changelog).and_then(|path| files.get(path.as_ref()).copied().flatten())
+    };
+    let mut sources: Vec<&Path> = pictures
+        .values()
+        .flat_map(|p| p.images.iter().map(|(url, _)| url.as_str()))
+        .chain(
+            org.entries
+                .iter()
+                .filter_map(|e| e.image.as_ref().map(|i| i.url.as_str())),
+        )
+        .filter_map(source)
+        .collect();
+    sources.sort_unstable();
+    sources.dedup();
+    let read: HashMap<&Path, Result<Option<Size>, String>> = sources
+        .into_par_iter()
+        .map(|path| (path, images::size(path)))
+        .collect();
+    let mut sized = Vec::new();
+    for (i, entry) in org.entries.iter().enumerate() {
+        let Some(Pictures { images, image_at }) = pictures.get(&entry.id) else {
+            continue;
+        };
+        let mut sizes = Vec::new();
+        for (url, at) in images {
+            match source(url.as_str()).map(|path| &read[path]) {
+                Some(Ok(Some(size))) => sizes.push((url.to_string(), *size)),
+                Some(Err(message)) if !message.contains(images::NOT_A_PICTURE) => {
+                    problems.push(Problem {
+                        message: message.clone(),
+                        ..at.clone()
+                    })
+                }
+                _ => {}
+            }
+        }
+        let mut image_size = None;
+        if let (Some(image), Some(at)) = (&entry.image, image_at) {
+            let message = match source(&image.url).map(|path| &read[path]) {
+                Some(Ok(size)) => {
+                    image_size = *size;
+                    None
+                }
+                Some(Err(message)) => Some(format!("`image`: {message}")),
+                None => Some(format!(
+                    "`image` is not a file of the org folder: nothing is published at `{}`",
+                    image.url
+                )),
+            };
+            if let Some(message) = message {
+                problems.push(Problem {
+                    message,
+                    ..at.clone()
+                });
+            }
+        }
+        sized.push((i, sizes, image_size));
+    }
+    sized
 }
 
 /// A relative path with `/` separators, as in a URL.

@@ -1,6 +1,8 @@
 //! Organizations: slug rules and the settings of `_org.yaml`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use chrono_tz::Tz;
 
 use crate::color::Color;
 use crate::config::SiteConfig;
@@ -18,6 +20,10 @@ pub const KEYS: &[&str] = &[
     "theme",
     "accent_color",
     "embed_origins",
+    "website",
+    "logo",
+    "timezone",
+    "noindex",
 ];
 
 /// An organization's settings, with every default filled in.
@@ -40,6 +46,24 @@ pub struct OrgSettings {
     /// The origins whose pages may embed the changelog in a frame (`frame-ancestors`);
     /// empty means any.
     pub embed_origins: Vec<String>,
+    /// The org's main site, against which root-relative links in entries resolve (the
+    /// org's own address when unset).
+    pub website: Option<String>,
+    /// The org's logo: header, favicon, feed icons.
+    pub logo: Option<Logo>,
+    /// Where the day shown on pages is taken (feeds and the API stay in UTC).
+    pub timezone: Tz,
+    /// Whether search engines are asked to stay away (no sitemap, `noindex` pages).
+    pub noindex: bool,
+}
+
+/// An org's `logo`: a file of its folder, or an https address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Logo {
+    /// A path relative to the org folder (checked to be an image when the org loads).
+    File(String),
+    /// An `https://` address.
+    Url(String),
 }
 
 impl OrgSettings {
@@ -55,15 +79,21 @@ impl OrgSettings {
             theme: site.theme.clone(),
             accent_color: None,
             embed_origins: Vec::new(),
+            website: None,
+            logo: None,
+            timezone: Tz::UTC,
+            noindex: false,
         }
     }
 
-    /// Reads `_org.yaml` over the defaults.
+    /// Reads `_org.yaml` over the defaults; `file` finds a file of the org folder by its
+    /// path there (for `logo`).
     pub fn parse(
         path: &Path,
         bytes: &[u8],
         slug: &str,
         site: &SiteConfig,
+        file: impl Fn(&str) -> Option<PathBuf>,
     ) -> Result<Self, Vec<Problem>> {
         let text = text::decode_utf8(path, bytes).map_err(|p| vec![p])?;
         let map = yaml::parse_mapping(path, text, 1).map_err(|p| vec![p])?;
@@ -89,8 +119,21 @@ impl OrgSettings {
             embed_origins: map
                 .string_list("embed_origins", &mut problems)
                 .unwrap_or_default(),
+            website: read_website(&map, &mut problems),
+            logo: read_logo(&map, &mut problems),
+            timezone: read_timezone(&map, &mut problems),
+            noindex: map.bool("noindex", &mut problems).unwrap_or(false),
         };
         settings.check(&map, site, &mut problems);
+        if let (Some(Logo::File(logo)), Some(field)) = (&settings.logo, map.get("logo")) {
+            let found = match file(logo) {
+                Some(source) => super::images::size(&source).err(),
+                None => Some(format!("`{logo}` is not a file of the org folder")),
+            };
+            if let Some(message) = found {
+                problems.push(map.problem(field, format!("`logo`: {message}")));
+            }
+        }
         if problems.is_empty() {
             Ok(settings)
         } else {
@@ -164,6 +207,73 @@ fn read_accent_color(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<C
     }
 }
 
+/// `website`: an http(s) address, kept without a trailing `/`.
+fn read_website(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<String> {
+    let website = map.string("website", problems)?;
+    let field = map.get("website")?;
+    match url::Url::parse(website.trim()) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
+            Some(url.as_str().trim_end_matches('/').to_string())
+        }
+        _ => {
+            problems.push(map.problem(
+                field,
+                format!("`website` must be an http(s) address like `https://www.example.com`, not `{website}`"),
+            ));
+            None
+        }
+    }
+}
+
+/// `logo`: an https address, or a path inside the org folder (whether that file is there
+/// and is an image is checked when the org's files are known).
+fn read_logo(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<Logo> {
+    let logo = map.string("logo", problems)?;
+    let field = map.get("logo")?;
+    let logo = logo.trim();
+    let problem = if logo.contains("://") || logo.starts_with("//") {
+        match url::Url::parse(logo) {
+            Ok(url) if url.scheme() == "https" && url.host().is_some() => {
+                return Some(Logo::Url(url.to_string()))
+            }
+            _ => format!(
+                "`logo` must be a file of the org folder or an https:// address, not `{logo}`"
+            ),
+        }
+    } else if logo.is_empty()
+        || logo.starts_with('/')
+        || logo.contains('\\')
+        || logo
+            .split('/')
+            .any(|part| part.is_empty() || part == "." || part == "..")
+    {
+        format!("`logo` must be a path inside the org folder like `logo.png` (no `/` at the start, no `..`), or an https:// address; not `{logo}`")
+    } else {
+        return Some(Logo::File(logo.to_string()));
+    };
+    problems.push(map.problem(field, problem));
+    None
+}
+
+/// `timezone`: an IANA name like `Europe/Berlin`.
+fn read_timezone(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Tz {
+    let Some(name) = map.string("timezone", problems) else {
+        return Tz::UTC;
+    };
+    match name.trim().parse::<Tz>() {
+        Ok(zone) => zone,
+        Err(_) => {
+            if let Some(field) = map.get("timezone") {
+                problems.push(map.problem(
+                    field,
+                    format!("`{name}` is not a time zone: use an IANA name like `Europe/Berlin`, `America/New_York` or `UTC`"),
+                ));
+            }
+            Tz::UTC
+        }
+    }
+}
+
 /// The slug's words capitalized: `my-org` → `My Org`.
 fn display_name(slug: &str) -> String {
     slug.split('-')
@@ -211,6 +321,7 @@ mod tests {
             b"accent_color: \"#6E56CF\"\ntheme: default\n",
             "acme",
             &site,
+            |_| None,
         )
         .unwrap();
         assert_eq!(settings.accent_color, Color::parse_hex("#6e56cf"));
@@ -220,6 +331,7 @@ mod tests {
             b"accent_color: \"red; } body { display: none\"\ntheme: missing\n",
             "acme",
             &site,
+            |_| None,
         )
         .unwrap_err();
         let mut text: Vec<String> = problems.iter().map(ToString::to_string).collect();

@@ -15,6 +15,11 @@ struct Feed<'a> {
     feed_url: &'a str,
     description: &'a str,
     language: &'a str,
+    /// The org's logo, where it has one (for both).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    icon: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    favicon: Option<&'a str>,
     items: Vec<Item<'a>>,
 }
 
@@ -25,6 +30,10 @@ struct Item<'a> {
     /// Only where the entry has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     summary: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    image: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    date_modified: Option<String>,
 }
 
 /// The JSON Feed document for `entries` (already limited and in feed order), with the
@@ -37,11 +46,15 @@ pub fn render(info: &FeedInfo, entries: &[&Entry]) -> Vec<u8> {
         feed_url: &info.json_url,
         description: &info.description,
         language: &info.language,
+        icon: info.icon.as_deref(),
+        favicon: info.icon.as_deref(),
         items: entries
             .iter()
             .map(|entry| Item {
                 entry: entry.json(),
                 summary: entry.summary.as_deref(),
+                image: entry.image.as_ref().map(|image| image.url.as_str()),
+                date_modified: entry.date_modified(),
             })
             .collect(),
     };

@@ -1,10 +1,13 @@
 //! Rendering: one org of the content index in, the bytes of its pages and feeds out, in
 //! memory. Nothing here touches the disk: [`crate::build`] writes what it renders.
 
+mod atom;
 mod headers;
 mod json_feed;
+mod machines;
 mod page;
 mod rss;
+mod sitemap;
 mod tags;
 mod widget;
 
@@ -33,7 +36,7 @@ pub struct Listing<'a> {
     pub feed: FeedInfo,
 }
 
-/// The channel-level fields both feeds share.
+/// The channel-level fields the feeds share.
 pub struct FeedInfo {
     /// The feed's title.
     pub title: String,
@@ -47,6 +50,14 @@ pub struct FeedInfo {
     pub rss_url: String,
     /// The address of `feed.json`.
     pub json_url: String,
+    /// The address of `atom.xml`.
+    pub atom_url: String,
+    /// Who publishes it: the org's title.
+    pub author: String,
+    /// The org's main site.
+    pub website: String,
+    /// The address of the org's logo, if it has one.
+    pub icon: Option<String>,
 }
 
 impl FeedInfo {
@@ -58,6 +69,10 @@ impl FeedInfo {
             language: org.settings.language.clone(),
             rss_url: format!("{home_page_url}/feed.xml"),
             json_url: format!("{home_page_url}/feed.json"),
+            atom_url: format!("{home_page_url}/atom.xml"),
+            author: org.settings.title.clone(),
+            website: org.website().to_string(),
+            icon: org.logo_url(),
             home_page_url,
         }
     }
@@ -148,12 +163,19 @@ pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Ou
             at.join("feed.json"),
             json_feed::render(&listing.feed, in_feeds),
         ));
+        files.push((at.join("atom.xml"), atom::render(&listing.feed, in_feeds)));
         for (path, bytes) in pages.listing(listing)? {
             files.push((at.join(path), bytes));
         }
     }
     for (path, bytes) in pages.entries(published)? {
         files.push((folder.join(path), bytes));
+    }
+    for (path, bytes) in machines::render(org, &listings[0].feed, published) {
+        files.push((folder.join(path), bytes));
+    }
+    for (path, bytes) in sitemap::render(org, &listings) {
+        files.push((Path::new(&org.slug).join(path), bytes));
     }
     files.push((
         folder.join(widget::FILE),

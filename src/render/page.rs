@@ -4,13 +4,15 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
 use serde::Serialize;
 use tera::{Context, Tera, Value};
 
 use super::{tags, FeedInfo, Listing};
 use crate::color::Color;
 use crate::config::DEFAULT_THEME;
-use crate::content::{Entry, Org};
+use crate::content::{Entry, Image, Org};
 use crate::error::{Error, Result};
 use crate::{digest, slug};
 
@@ -29,6 +31,7 @@ const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         "article.html",
         include_str!("../../themes/default/article.html"),
     ),
+    ("card.html", include_str!("../../themes/default/card.html")),
     ("style.css", include_str!("../../themes/default/style.css")),
     ("embed.js", include_str!("../../themes/default/embed.js")),
 ];
@@ -79,11 +82,63 @@ struct OrgView<'a> {
     title: &'a str,
     description: &'a str,
     language: &'a str,
+    /// The language as OpenGraph writes a locale: `pt_BR`.
+    locale: String,
     url: &'a str,
+    website: &'a str,
     changelog_url: &'a str,
     rss_url: &'a str,
     json_url: &'a str,
+    atom_url: &'a str,
+    /// The logo's address, if the org has one.
+    logo: Option<&'a str>,
+    /// The page's icon: the logo, or else a square of the accent colour (a `data:` URL, so
+    /// that a browser never asks the host for a missing `/favicon.ico`).
+    favicon: String,
+    /// Asks search engines not to index the pages.
+    noindex: bool,
     accent: Accent,
+}
+
+/// How a page shows when its link is shared: OpenGraph and Twitter card values.
+#[derive(Serialize)]
+struct Card<'a> {
+    title: &'a str,
+    description: String,
+    /// `website`, or `article` on an entry's page.
+    kind: &'static str,
+    image: Option<ImageView<'a>>,
+    /// Whether the image is the page's own picture (shown large), not the org's logo.
+    large_image: bool,
+    /// On an entry's page: `YYYY-MM-DDTHH:MM:SSZ`.
+    published: Option<String>,
+    modified: Option<String>,
+}
+
+/// A picture with its size where known.
+#[derive(Serialize)]
+struct ImageView<'a> {
+    url: &'a str,
+    width: Option<usize>,
+    height: Option<usize>,
+}
+
+impl<'a> ImageView<'a> {
+    fn of(image: &'a Image) -> Self {
+        ImageView {
+            url: &image.url,
+            width: image.size.map(|(width, _)| width),
+            height: image.size.map(|(_, height)| height),
+        }
+    }
+
+    fn logo(url: &'a str) -> Self {
+        ImageView {
+            url,
+            width: None,
+            height: None,
+        }
+    }
 }
 
 /// The org's accent colour and the shades of it that stay readable in each colour scheme.
@@ -135,6 +190,7 @@ struct FeedView<'a> {
     description: &'a str,
     rss_url: &'a str,
     json_url: &'a str,
+    atom_url: &'a str,
 }
 
 impl<'a> From<&'a FeedInfo> for FeedView<'a> {
@@ -144,6 +200,7 @@ impl<'a> From<&'a FeedInfo> for FeedView<'a> {
             description: &info.description,
             rss_url: &info.rss_url,
             json_url: &info.json_url,
+            atom_url: &info.atom_url,
         }
     }
 }
@@ -179,8 +236,12 @@ struct EntryView<'a> {
     url: &'a str,
     /// `YYYY-MM-DDTHH:MM:SSZ`, for `<time datetime>`.
     date: String,
-    /// Like `November 1, 2026`.
+    /// Like `November 1, 2026`: the day in the org's time zone.
     date_display: String,
+    /// The last change, if any: as `date` and `date_display` are.
+    updated: Option<String>,
+    updated_display: Option<String>,
+    image: Option<ImageView<'a>>,
     tags: Vec<TagView<'a>>,
     summary: Option<&'a str>,
     content_html: &'a str,
@@ -200,6 +261,7 @@ struct Pagination {
 struct ListingPage<'a> {
     org: &'a OrgView<'a>,
     feed: FeedView<'a>,
+    card: Card<'a>,
     /// The tag the listing is limited to, with `href` leading to its first page.
     tag: Option<TagView<'a>>,
     entries: Vec<EntryView<'a>>,
@@ -213,6 +275,7 @@ struct ListingPage<'a> {
 struct EntryPage<'a> {
     org: &'a OrgView<'a>,
     feed: FeedView<'a>,
+    card: Card<'a>,
     entry: EntryView<'a>,
     canonical_url: &'a str,
     changelog_href: &'static str,
@@ -289,6 +352,7 @@ impl Theme {
 pub struct OrgPages<'a> {
     theme: &'a Theme,
     org: OrgView<'a>,
+    timezone: Tz,
     /// The changelog's feeds, offered on entry pages.
     feed: &'a FeedInfo,
     page_size: usize,
@@ -304,12 +368,22 @@ impl<'a> OrgPages<'a> {
                 title: &org.settings.title,
                 description: &org.settings.description,
                 language: &org.settings.language,
+                locale: org.settings.language.replace('-', "_"),
                 url: &org.url,
+                website: &feed.website,
                 changelog_url: &feed.home_page_url,
                 rss_url: &feed.rss_url,
                 json_url: &feed.json_url,
+                atom_url: &feed.atom_url,
+                logo: feed.icon.as_deref(),
+                favicon: feed
+                    .icon
+                    .clone()
+                    .unwrap_or_else(|| default_icon(&Accent::of(org).color)),
+                noindex: org.settings.noindex,
                 accent: Accent::of(org),
             },
+            timezone: org.settings.timezone,
             feed,
             page_size: org.settings.page_size,
         }
@@ -339,12 +413,27 @@ impl<'a> OrgPages<'a> {
             let page = ListingPage {
                 org: &self.org,
                 feed: (&listing.feed).into(),
+                card: Card {
+                    title: listing
+                        .tag
+                        .as_ref()
+                        .map_or(self.org.title, |(name, _)| name),
+                    description: listing.feed.description.clone(),
+                    kind: "website",
+                    image: self.org.logo.map(ImageView::logo),
+                    large_image: false,
+                    published: None,
+                    modified: None,
+                },
                 tag: listing.tag.as_ref().map(|(name, slug)| TagView {
                     name,
                     slug: slug.clone(),
                     href: Some(to_first.to_string()),
                 }),
-                entries: chunk.iter().map(|e| entry_view(e, &to_root)).collect(),
+                entries: chunk
+                    .iter()
+                    .map(|e| entry_view(e, &to_root, self.timezone))
+                    .collect(),
                 pagination: Pagination {
                     number,
                     total,
@@ -386,7 +475,22 @@ impl<'a> OrgPages<'a> {
                 let page = EntryPage {
                     org: &self.org,
                     feed: self.feed.into(),
-                    entry: entry_view(entry, "../"),
+                    card: Card {
+                        title: &entry.title,
+                        description: entry.summary.clone().unwrap_or_else(|| {
+                            crate::html::text_start(&entry.content_html, DESCRIPTION_LENGTH)
+                        }),
+                        kind: "article",
+                        image: entry
+                            .image
+                            .as_ref()
+                            .map(ImageView::of)
+                            .or(self.org.logo.map(ImageView::logo)),
+                        large_image: entry.image.is_some(),
+                        published: Some(entry.date_published()),
+                        modified: entry.date_modified(),
+                    },
+                    entry: entry_view(entry, "../", self.timezone),
                     canonical_url: &entry.url,
                     changelog_href: "../",
                 };
@@ -455,14 +559,44 @@ fn tag_length(html: &[u8]) -> usize {
     html.len()
 }
 
-fn entry_view<'a>(entry: &'a Entry, to_root: &str) -> EntryView<'a> {
+/// How long the description of an entry's page is, at most, when it is the start of the
+/// entry's text: about what a search result or a link card shows.
+const DESCRIPTION_LENGTH: usize = 200;
+
+/// The icon of an org without a logo: a rounded square of its accent colour with three
+/// lines, as an SVG `data:` URL.
+fn default_icon(accent: &str) -> String {
+    let svg = format!(
+        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'><rect width='32' height='32' rx='7' fill='{accent}'/><path d='M9 11h14M9 16h14M9 21h9' stroke='#fff' stroke-width='2.5' stroke-linecap='round'/></svg>"
+    );
+    format!(
+        "data:image/svg+xml,{}",
+        percent_encoding::utf8_percent_encode(&svg, percent_encoding::NON_ALPHANUMERIC)
+    )
+}
+
+/// A day as pages show it, in `timezone`: `November 1, 2026`. A date written without a
+/// time (`2026-11-01`, midnight UTC) is that day wherever the org is: shown in New York
+/// it would otherwise read as the day before.
+fn display_date(date: DateTime<Utc>, timezone: Tz) -> String {
+    const FORMAT: &str = "%B %-d, %Y";
+    if date.time() == chrono::NaiveTime::MIN {
+        return date.format(FORMAT).to_string();
+    }
+    date.with_timezone(&timezone).format(FORMAT).to_string()
+}
+
+fn entry_view<'a>(entry: &'a Entry, to_root: &str, timezone: Tz) -> EntryView<'a> {
     EntryView {
         id: &entry.id,
         title: &entry.title,
         href: format!("{to_root}{}/", entry.id),
         url: &entry.url,
         date: entry.date_published(),
-        date_display: entry.date.format("%B %-d, %Y").to_string(),
+        date_display: display_date(entry.date, timezone),
+        updated: entry.date_modified(),
+        updated_display: entry.updated.map(|date| display_date(date, timezone)),
+        image: entry.image.as_ref().map(ImageView::of),
         tags: entry
             .tags
             .iter()

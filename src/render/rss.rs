@@ -1,7 +1,7 @@
 //! `feed.xml`: RSS 2.0, written with the `rss` crate.
 
 use rss::extension::atom::{AtomExtension, Link};
-use rss::{CategoryBuilder, ChannelBuilder, GuidBuilder, ItemBuilder};
+use rss::{CategoryBuilder, ChannelBuilder, GuidBuilder, ImageBuilder, ItemBuilder};
 
 use super::FeedInfo;
 use crate::content::Entry;
@@ -46,6 +46,13 @@ pub fn render(info: &FeedInfo, entries: &[&Entry]) -> Vec<u8> {
         .language(Some(info.language.clone()))
         .last_build_date(entries.first().map(|newest| newest.date.to_rfc2822()))
         .generator(Some("shiplog".to_string()))
+        .image(info.icon.as_ref().map(|logo| {
+            ImageBuilder::default()
+                .url(logo.clone())
+                .title(info.title.clone())
+                .link(info.home_page_url.clone())
+                .build()
+        }))
         .atom_ext(Some(AtomExtension {
             links: vec![self_link],
         }))

@@ -212,14 +212,22 @@ fn an_org_with_nothing_published_still_gets_feeds_and_a_page() {
         build.files(),
         [
             "_headers",
+            "drafts-only/changelog/atom.xml",
             "drafts-only/changelog/feed.json",
             "drafts-only/changelog/feed.xml",
             "drafts-only/changelog/index.html",
+            "drafts-only/changelog/llms.txt",
             "drafts-only/changelog/widget.js",
+            "drafts-only/robots.txt",
+            "drafts-only/sitemap.xml",
+            "my-org/changelog/atom.xml",
             "my-org/changelog/feed.json",
             "my-org/changelog/feed.xml",
             "my-org/changelog/index.html",
+            "my-org/changelog/llms.txt",
             "my-org/changelog/widget.js",
+            "my-org/robots.txt",
+            "my-org/sitemap.xml",
         ]
     );
 }

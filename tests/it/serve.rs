@@ -136,7 +136,7 @@ fn each_org_is_served_at_its_own_host() {
             "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
         )
         .unwrap();
-        std::fs::write(folder.join("logo.png"), b"\x89PNG\r\n\x1a\n").unwrap();
+        std::fs::write(folder.join("logo.png"), crate::support::png_header(40, 20)).unwrap();
     });
     let port = preview.port;
 
@@ -220,7 +220,7 @@ fn each_org_is_served_at_its_own_host() {
         (png.status, png.header("content-type")),
         (200, Some("image/png"))
     );
-    assert_eq!(png.body, b"\x89PNG\r\n\x1a\n");
+    assert_eq!(png.body, crate::support::png_header(40, 20));
 
     // HEAD is GET without the body; other methods are refused.
     let head = preview.send("HEAD", "acme", "/changelog/");

@@ -30,6 +30,7 @@ fn each_tag_gets_pages_and_both_feeds() {
         ("sécurité", 1),
     ] {
         let folder = format!("acme/changelog/tags/{slug}");
+        expected.push(format!("{folder}/atom.xml"));
         expected.push(format!("{folder}/feed.json"));
         expected.push(format!("{folder}/feed.xml"));
         expected.push(format!("{folder}/index.html"));
