@@ -28,49 +28,80 @@ pub fn escape(text: &str) -> String {
 
 /// The start of the text of `html` (sanitized HTML: every `<` of its text is escaped), as
 /// plain text: tags dropped, the entities the sanitizer writes decoded, blanks collapsed,
-/// cut at a word boundary after at most `max` characters, with `…` where it was cut.
+/// cut at a word boundary after at most `max` characters, with `…` where it was cut. One
+/// pass that stops as soon as it has enough: every entry page without a summary asks.
 pub fn text_start(html: &str, max: usize) -> String {
-    // Enough text for `max` characters once blanks are collapsed, in all but odd cases.
-    let enough = max * 8;
-    let mut text = String::with_capacity(enough.min(html.len()) + 8);
+    let mut text = String::with_capacity(max + 8);
+    let mut count = 0;
+    // A blank is written only before the next word, so none ends the text.
+    let mut blank = false;
     let mut rest = html;
-    while text.len() < enough && !rest.is_empty() {
-        let (run, after) = match rest.find('<') {
-            Some(tag) => {
-                let end = rest[tag..]
-                    .find('>')
-                    .map_or(rest.len(), |end| tag + end + 1);
-                (&rest[..tag], &rest[end..])
+    while let Some(c) = rest.chars().next() {
+        let (decoded, length) = match c {
+            '<' => {
+                let end = rest.find('>').map_or(rest.len(), |end| end + 1);
+                // Inline elements (`<strong>`, `<a>`) join what stands around them.
+                let name = rest[1..end]
+                    .trim_start_matches('/')
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .next()
+                    .unwrap_or_default();
+                let inline = INLINE.contains(&name);
+                (if inline { '\u{0}' } else { ' ' }, end)
             }
-            None => (rest, ""),
+            '&' => ENTITIES
+                .iter()
+                .find(|(entity, _)| rest.starts_with(entity))
+                .map_or(('&', 1), |(entity, decoded)| (*decoded, entity.len())),
+            c => (c, c.len_utf8()),
         };
-        text.push_str(
-            &run.replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&quot;", "\"")
-                .replace("&#39;", "'")
-                .replace("&#x27;", "'")
-                .replace("&nbsp;", " ")
-                .replace("&amp;", "&"),
-        );
-        // A tag between two words (`</p><p>`) separates them.
-        text.push(' ');
-        rest = after;
+        rest = &rest[length..];
+        if decoded == '\u{0}' {
+            continue;
+        }
+        if decoded.is_whitespace() {
+            blank = !text.is_empty();
+            continue;
+        }
+        if blank {
+            text.push(' ');
+            count += 1;
+            blank = false;
+        }
+        text.push(decoded);
+        count += 1;
+        if count > max {
+            let cut = text
+                .rfind(' ')
+                .filter(|&space| space > 0)
+                .unwrap_or(text.len() - decoded.len_utf8());
+            text.truncate(cut);
+            let kept = text.trim_end_matches([',', ';', ':', '.', ' ']).len();
+            text.truncate(kept);
+            text.push('\u{2026}');
+            return text;
+        }
     }
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.chars().count() <= max {
-        return text;
-    }
-    let cut: String = text.chars().take(max).collect();
-    let cut = match cut.rfind(' ') {
-        Some(space) if space > 0 => &cut[..space],
-        _ => &cut,
-    };
-    format!(
-        "{}\u{2026}",
-        cut.trim_end_matches([',', ';', ':', '.', ' '])
-    )
+    text
 }
+
+/// The elements that sit inside a line of text.
+const INLINE: &[&str] = &[
+    "a", "abbr", "b", "code", "del", "em", "i", "kbd", "mark", "s", "small", "span", "strong",
+    "sub", "sup", "u",
+];
+
+/// The entities an escaped text may hold (as the sanitizer and this module write them),
+/// with the character each stands for.
+const ENTITIES: &[(&str, char)] = &[
+    ("&amp;", '&'),
+    ("&lt;", '<'),
+    ("&gt;", '>'),
+    ("&quot;", '"'),
+    ("&#39;", '\''),
+    ("&#x27;", '\''),
+    ("&nbsp;", ' '),
+];
 
 #[cfg(test)]
 mod tests {
@@ -88,7 +119,7 @@ mod tests {
 
     #[test]
     fn the_start_of_a_text_is_plain_and_cut_between_words() {
-        let html = "<h2>New</h2><p>Tom &amp; Jerry&#39;s <a href=\"x\">big</a> \n update, now</p>";
+        let html = "<h2>New</h2><p>Tom &amp; Jerry&#39;s <a href=\"x\">big</a> \n update, <strong>no</strong>w</p>";
         assert_eq!(text_start(html, 200), "New Tom & Jerry's big update, now");
         assert_eq!(text_start(html, 20), "New Tom & Jerry's\u{2026}");
         assert_eq!(text_start("", 10), "");

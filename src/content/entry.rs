@@ -6,6 +6,7 @@ use chrono::{DateTime, NaiveDate, SecondsFormat, Timelike, Utc};
 use serde::Serialize;
 use url::Url;
 
+use super::images::Size;
 use super::{front_matter, markdown};
 use crate::error::Problem;
 use crate::yaml::{self, Mapping};
@@ -63,7 +64,7 @@ pub struct Image {
     /// Its absolute address.
     pub url: String,
     /// Its width and height, for a file of the org folder whose header gives them.
-    pub size: Option<super::images::Size>,
+    pub size: Option<Size>,
 }
 
 /// The fields every JSON view of an entry shares, in their order: the JSON Feed item and
@@ -94,6 +95,17 @@ impl Entry {
     pub fn date_modified(&self) -> Option<String> {
         self.updated
             .map(|date| date.to_rfc3339_opts(SecondsFormat::Secs, true))
+    }
+
+    /// Writes the sizes of its pictures: `sizes` of the images of its HTML (by URL), and
+    /// `image_size` of its `image`.
+    pub fn add_picture_sizes(&mut self, sizes: &[(String, Size)], image_size: Option<Size>) {
+        if !sizes.is_empty() {
+            self.content_html = super::images::add_sizes(&self.content_html, sizes);
+        }
+        if let Some(image) = &mut self.image {
+            image.size = image_size;
+        }
     }
 
     /// When it last changed: `updated`, or else `date`.
@@ -165,52 +177,23 @@ pub fn parse(
             markdown: String::new(),
         }
     } else {
-        markdown::render(split.body, &bases, &fields.id).map_err(|refused| match refused {
-            markdown::Refused::TooDeep { offset } => {
-                let (line, column) = text::position(text, body_start + offset);
-                vec![Problem::new(
-                    path,
-                    line,
-                    column,
-                    format!(
-                        "the Markdown nests more than {} levels deep here (block quotes, lists, emphasis, links, HTML elements); flatten it",
-                        markdown::MAX_NESTING
-                    ),
-                )]
-            }
-            markdown::Refused::TooLarge => {
-                let (line, column) = text::position(text, body_start);
-                vec![Problem::new(
-                    path,
-                    line,
-                    column,
-                    format!(
-                        "the text makes more than {} MiB of HTML, more than its pages and feeds can carry; shorten it or split it into several entries",
-                        markdown::MAX_HTML_BYTES / (1024 * 1024)
-                    ),
-                )]
-            }
-        })?
+        markdown::render(split.body, &bases, &fields.id)
+            .map_err(|refused| vec![refused_problem(path, text, body_start, &refused)])?
     };
-    let mut positions = text::Positions::new(text);
-    let mut local_links = Vec::with_capacity(rendered.local_links.len());
-    for link in rendered.local_links {
-        let (line, column) = positions.of(body_start + link.offset);
-        let at = Problem::new(path, line, column, "");
-        if link.root_relative && website.is_none() {
-            warnings.push(Problem {
-                message: format!(
-                    "a root-relative link resolves to `{}`, on the changelog's own host; set `website` in _org.yaml to the org's main site (like `website: https://www.example.com`)",
-                    link.url
-                ),
-                ..at.clone()
-            });
-        }
-        local_links.push(LocalLink {
-            url: link.url,
-            image: link.image,
-            at,
-        });
+    let local_links = locate_links(path, text, body_start, rendered.local_links);
+    if website.is_none() {
+        warnings.extend(
+            local_links
+                .iter()
+                .filter(|link| link.root_relative)
+                .map(|link| Problem {
+                    message: format!(
+                        "a root-relative link resolves to `{}`, on the changelog's own host; set `website` in _org.yaml to the org's main site (like `website: https://www.example.com`)",
+                        link.url
+                    ),
+                    ..link.at.clone()
+                }),
+        );
     }
     let entry = Entry {
         content_html: rendered.html,
@@ -246,8 +229,61 @@ pub struct LocalLink {
     pub url: Url,
     /// An image rather than a link.
     pub image: bool,
+    /// Written from the root of a host (`/docs`).
+    pub root_relative: bool,
     /// Where it stands in the file (an empty message).
     pub at: Problem,
+}
+
+/// The links of an entry's Markdown (whose body starts at `body_start` of the file's
+/// `text`), each with where it stands in the file at `path`.
+fn locate_links(
+    path: &Path,
+    text: &str,
+    body_start: usize,
+    links: Vec<markdown::LocalLink>,
+) -> Vec<LocalLink> {
+    let mut positions = text::Positions::new(text);
+    links
+        .into_iter()
+        .map(|link| {
+            let (line, column) = positions.of(body_start + link.offset);
+            LocalLink {
+                url: link.url,
+                image: link.image,
+                root_relative: link.root_relative,
+                at: Problem::new(path, line, column, ""),
+            }
+        })
+        .collect()
+}
+
+/// The problem with Markdown that is not rendered, located in the file at `path` (whose
+/// `text` has the Markdown from `body_start` on).
+fn refused_problem(
+    path: &Path,
+    text: &str,
+    body_start: usize,
+    refused: &markdown::Refused,
+) -> Problem {
+    let (offset, message) = match refused {
+        markdown::Refused::TooDeep { offset } => (
+            *offset,
+            format!(
+                "the Markdown nests more than {} levels deep here (block quotes, lists, emphasis, links, HTML elements); flatten it",
+                markdown::MAX_NESTING
+            ),
+        ),
+        markdown::Refused::TooLarge => (
+            0,
+            format!(
+                "the text makes more than {} MiB of HTML, more than its pages and feeds can carry; shorten it or split it into several entries",
+                markdown::MAX_HTML_BYTES / (1024 * 1024)
+            ),
+        ),
+    };
+    let (line, column) = text::position(text, body_start + offset);
+    Problem::new(path, line, column, message)
 }
 
 /// The `image`: an https address, or a file of the org named relative to the entry, like

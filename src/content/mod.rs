@@ -349,17 +349,10 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
                 if parsed.draft {
                     drafts.push(parsed.entry);
                 } else {
-                    tag_pages.add(&parsed.entry.tags, parsed.tags_at, &mut problems);
-                    let images: Vec<(Url, Problem)> = parsed
-                        .local_links
-                        .iter()
-                        .filter(|link| link.image)
-                        .map(|link| (link.url.clone(), link.at.clone()))
-                        .collect();
-                    if !images.is_empty() || parsed.image_at.is_some() {
-                        let image_at = parsed.image_at;
-                        pictures.insert(parsed.entry.id.clone(), Pictures { images, image_at });
+                    if let Some(found) = Pictures::of(&parsed.local_links, &parsed.image_at) {
+                        pictures.insert(parsed.entry.id.clone(), found);
                     }
+                    tag_pages.add(&parsed.entry.tags, parsed.tags_at, &mut problems);
                     org.entries.push(parsed.entry);
                 }
                 links.extend(
@@ -381,13 +374,7 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
     report_broken_links(&org, &files, &drafts, links, &mut warnings);
     let sized = size_pictures(&org, &files, &pictures, &mut problems);
     for (i, sizes, image_size) in sized {
-        let entry = &mut org.entries[i];
-        if !sizes.is_empty() {
-            entry.content_html = images::add_sizes(&entry.content_html, &sizes);
-        }
-        if let Some(image) = &mut entry.image {
-            image.size = image_size;
-        }
+        org.entries[i].add_picture_sizes(&sizes, image_size);
     }
     if problems.is_empty() {
         Ok(Loaded { org, warnings })
@@ -598,6 +585,21 @@ fn report_broken_links(
 struct Pictures {
     images: Vec<(Url, Problem)>,
     image_at: Option<Problem>,
+}
+
+impl Pictures {
+    /// The pictures of a parsed entry (its links and where its `image` is), if it has any.
+    fn of(links: &[entry::LocalLink], image_at: &Option<Problem>) -> Option<Pictures> {
+        let images: Vec<(Url, Problem)> = links
+            .iter()
+            .filter(|link| link.image)
+            .map(|link| (link.url.clone(), link.at.clone()))
+            .collect();
+        (!images.is_empty() || image_at.is_some()).then(|| Pictures {
+            images,
+            image_at: image_at.clone(),
+        })
+    }
 }
 
 /// The sizes of an entry's pictures: for each `<img>` of its HTML, its URL and size.

@@ -24,6 +24,11 @@ const GENERIC_RULES: &str = "\
 /*feed.json
   Content-Type: application/feed+json; charset=utf-8
   Access-Control-Allow-Origin: *
+/*atom.xml
+  Content-Type: application/atom+xml; charset=utf-8
+  Access-Control-Allow-Origin: *
+/*/index.md
+  Content-Type: text/markdown; charset=utf-8
 /*/changelog/widget.js
   Content-Type: text/javascript; charset=utf-8
 /*.svg
@@ -54,6 +59,7 @@ mod tests {
     #[test]
     fn svg_files_get_the_policy_every_server_sends() {
         let rules = String::from_utf8(render([])).unwrap();
+        assert!(rules.contains("/*atom.xml\n  Content-Type: application/atom+xml; charset=utf-8\n  Access-Control-Allow-Origin: *\n"));
         assert!(rules.contains(&format!(
             "/*.svg\n  Content-Security-Policy: {}\n",
             crate::media::SVG_POLICY

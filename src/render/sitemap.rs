@@ -25,21 +25,31 @@ pub fn render(org: &Org, listings: &[Listing<'_>]) -> Vec<(String, Vec<u8>)> {
         )];
     }
     let robots = format!("User-agent: *\nAllow: /\n\nSitemap: {sitemap_url}\n");
-    let urls = page_urls(org, listings);
     let mut files = vec![("robots.txt".to_string(), robots.into_bytes())];
-    if urls.len() <= MAX_URLS {
-        files.push(("sitemap.xml".to_string(), url_set(&urls)));
-        return files;
+    files.extend(sitemaps(&org.url, &page_urls(org, listings), MAX_URLS));
+    files
+}
+
+/// A page's address and the time it last changed.
+type PageUrl = (String, Option<DateTime<Utc>>);
+
+/// The sitemap files listing `urls`: `sitemap.xml` alone when they are at most `max`, else
+/// `sitemap.xml` as an index over `sitemap-<n>.xml` files of `max` each (the org's
+/// address is `org_url`).
+fn sitemaps(org_url: &str, urls: &[PageUrl], max: usize) -> Vec<(String, Vec<u8>)> {
+    if urls.len() <= max {
+        return vec![("sitemap.xml".to_string(), url_set(urls))];
     }
+    let mut files = Vec::new();
     let mut index = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );
-    for (i, chunk) in urls.chunks(MAX_URLS).enumerate() {
+    for (i, chunk) in urls.chunks(max).enumerate() {
         let name = format!("sitemap-{}.xml", i + 1);
         let _ = write!(
             index,
             "  <sitemap>\n    <loc>{}</loc>\n",
-            escape(&format!("{}/{name}", org.url))
+            escape(&format!("{org_url}/{name}"))
         );
         if let Some(newest) = chunk.iter().filter_map(|(_, date)| *date).max() {
             let _ = writeln!(index, "    <lastmod>{}</lastmod>", w3c(newest));
@@ -54,7 +64,7 @@ pub fn render(org: &Org, listings: &[Listing<'_>]) -> Vec<(String, Vec<u8>)> {
 
 /// Every page of the org with the time it last changed: each page of each listing (the
 /// latest change of an entry it shows; none for an empty page), then each entry's page.
-fn page_urls(org: &Org, listings: &[Listing<'_>]) -> Vec<(String, Option<DateTime<Utc>>)> {
+fn page_urls(org: &Org, listings: &[Listing<'_>]) -> Vec<PageUrl> {
     let page_size = org.settings.page_size;
     let mut urls = Vec::new();
     for listing in listings {
@@ -84,7 +94,7 @@ fn latest(entries: &[&Entry]) -> Option<DateTime<Utc>> {
 }
 
 /// A `<urlset>` of `urls`.
-fn url_set(urls: &[(String, Option<DateTime<Utc>>)]) -> Vec<u8> {
+fn url_set(urls: &[PageUrl]) -> Vec<u8> {
     let mut out = String::with_capacity(urls.len() * 128 + 256);
     out.push_str(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
@@ -103,4 +113,40 @@ fn url_set(urls: &[(String, Option<DateTime<Utc>>)]) -> Vec<u8> {
 /// A time as the W3C Datetime form sitemaps use.
 fn w3c(date: DateTime<Utc>) -> String {
     date.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn more_pages_than_a_sitemap_holds_get_an_index() {
+        let day = |d: u32| {
+            chrono::NaiveDate::from_ymd_opt(2026, 11, d)
+                .and_then(|date| date.and_hms_opt(0, 0, 0))
+                .map(|date| date.and_utc())
+        };
+        let urls: Vec<PageUrl> = (1..=5)
+            .map(|i| (format!("https://a.io/changelog/{i}/?a&b"), day(i)))
+            .collect();
+        let files = sitemaps("https://a.io", &urls, 2);
+        let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "sitemap-1.xml",
+                "sitemap-2.xml",
+                "sitemap-3.xml",
+                "sitemap.xml"
+            ]
+        );
+        let index = String::from_utf8(files[3].1.clone()).unwrap();
+        assert!(index.contains("<loc>https://a.io/sitemap-2.xml</loc>\n    <lastmod>2026-11-04T00:00:00Z</lastmod>"), "{index}");
+        let last = String::from_utf8(files[2].1.clone()).unwrap();
+        assert!(
+            last.contains("<loc>https://a.io/changelog/5/?a&amp;b</loc>"),
+            "{last}"
+        );
+        assert_eq!(sitemaps("https://a.io", &urls, 5).len(), 1);
+    }
 }

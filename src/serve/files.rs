@@ -9,10 +9,15 @@ use crate::media;
 /// The type of HTML pages.
 pub(super) const HTML: &str = "text/html; charset=utf-8";
 /// The feeds' types: the only files a page of another origin may read (the widget does).
-pub(super) const FEEDS: [&str; 2] = [
+pub(super) const FEEDS: [&str; 3] = [
     "application/rss+xml; charset=utf-8",
     "application/feed+json; charset=utf-8",
+    "application/atom+xml; charset=utf-8",
 ];
+/// The type of the sitemap.
+const XML: &str = "application/xml; charset=utf-8";
+/// The type of an entry's Markdown (`index.md`).
+const MARKDOWN: &str = "text/markdown; charset=utf-8";
 const JAVASCRIPT: &str = "text/javascript; charset=utf-8";
 /// The type of plain text.
 pub(super) const TEXT: &str = "text/plain; charset=utf-8";
@@ -49,8 +54,15 @@ pub(super) fn content_type(file: &Path) -> &'static str {
     match name {
         "feed.xml" => return FEEDS[0],
         "feed.json" => return FEEDS[1],
+        "atom.xml" => return FEEDS[2],
+
+        "index.md" => return MARKDOWN,
         "widget.js" => return JAVASCRIPT,
         _ => {}
+    }
+    // `sitemap.xml`, and the `sitemap-<n>.xml` files of a sitemap index.
+    if name.starts_with("sitemap") && name.ends_with(".xml") {
+        return XML;
     }
     let is_page = name
         .rsplit_once('.')
@@ -104,6 +116,12 @@ mod tests {
                 "changelog/feed.json",
                 "application/feed+json; charset=utf-8",
             ),
+            ("changelog/atom.xml", "application/atom+xml; charset=utf-8"),
+            ("sitemap.xml", XML),
+            ("sitemap-2.xml", XML),
+            ("robots.txt", TEXT),
+            ("changelog/llms.txt", TEXT),
+            ("changelog/launch/index.md", MARKDOWN),
             ("changelog/index.html", HTML),
             ("changelog/widget.js", JAVASCRIPT),
             ("x/shot.PNG", "image/png"),

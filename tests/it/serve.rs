@@ -529,13 +529,35 @@ fn an_svg_is_served_with_a_policy_under_which_no_script_runs() {
 #[test]
 fn the_feeds_may_be_read_from_any_origin_and_the_widget_is_a_script() {
     let preview = Preview::start(|_| {});
-    for feed in ["/changelog/feed.json", "/changelog/feed.xml"] {
+    for (feed, kind) in [
+        ("/changelog/feed.json", "application/feed+json"),
+        ("/changelog/feed.xml", "application/rss+xml"),
+        ("/changelog/atom.xml", "application/atom+xml"),
+    ] {
         let response = preview.get("acme", feed);
         assert_eq!(response.status, 200, "{feed}");
+        assert_eq!(
+            response.header("content-type"),
+            Some(format!("{kind}; charset=utf-8").as_str())
+        );
         assert_eq!(
             response.header("access-control-allow-origin"),
             Some("*"),
             "{feed}"
+        );
+    }
+    // What search engines and language models read, at the org's root and beside the feeds.
+    for (path, kind) in [
+        ("/sitemap.xml", "application/xml; charset=utf-8"),
+        ("/robots.txt", "text/plain; charset=utf-8"),
+        ("/changelog/llms.txt", "text/plain; charset=utf-8"),
+        ("/changelog/launch/index.md", "text/markdown; charset=utf-8"),
+    ] {
+        let response = preview.get("acme", path);
+        assert_eq!(
+            (response.status, response.header("content-type")),
+            (200, Some(kind)),
+            "{path}"
         );
     }
     // A file's name with a `/` after it names a folder: nothing (as nginx answers).
