@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs examples/nginx.conf in a real nginx and checks, for every example organization,
-# what a browser, a feed reader and a CDN get: routing by Host, status codes, media types,
-# the headers that public/_headers also lists, and the redirects.
+# what a browser, a feed reader, a crawler and a CDN get: routing by Host, status codes,
+# media types, the headers that public/_headers also lists, the redirects, and every URL
+# of the org's sitemap.xml.
 #
 #   bash scripts/nginx-check.sh      (from anywhere; works in the repository's root)
 #
@@ -26,7 +27,11 @@ CACHE_CONTROL="public, max-age=300, must-revalidate"
 SVG_POLICY="default-src 'none'; style-src 'unsafe-inline'; sandbox"
 HTML="text/html; charset=utf-8"
 RSS="application/rss+xml; charset=utf-8"
+ATOM="application/atom+xml; charset=utf-8"
 JSON_FEED="application/feed+json; charset=utf-8"
+XML="application/xml; charset=utf-8"
+TEXT="text/plain; charset=utf-8"
+MARKDOWN="text/markdown; charset=utf-8"
 JAVASCRIPT="text/javascript; charset=utf-8"
 
 PASSED=0
@@ -302,7 +307,7 @@ expect_common() { # ORG
         expect_policies "frame-ancestors $ancestors"
     fi
     # The feeds may be read by a page of any origin (the widget's fetch); nothing else.
-    if [[ ${2:-} == "$RSS" || ${2:-} == "$JSON_FEED" ]]; then
+    if [[ ${2:-} == "$RSS" || ${2:-} == "$JSON_FEED" || ${2:-} == "$ATOM" ]]; then
         expect_header Access-Control-Allow-Origin "*"
     elif grep -qi '^Access-Control-Allow-Origin:' "$HDR"; then
         PROBLEMS+=("Access-Control-Allow-Origin on a response that is not a feed")
@@ -352,10 +357,47 @@ type_of() { # FILE -> the media type nginx should send, or nothing when not list
     gif) echo "image/gif" ;;
     webp) echo "image/webp" ;;
     css) echo "text/css; charset=utf-8" ;;
-    txt) echo "text/plain; charset=utf-8" ;;
+    txt) echo "$TEXT" ;;
     pdf) echo "application/pdf" ;;
     mp4) echo "video/mp4" ;;
     esac
+}
+
+# locs FILE: the <loc> URLs of a sitemap file, one a line.
+locs() {
+    sed -n 's:.*<loc>\(.*\)</loc>.*:\1:p' "$1" | sed 's/&amp;/\&/g'
+}
+
+# check_sitemap ORG: every page URL of the org's sitemap.xml (or of the sitemaps of its
+# sitemap index) answers with the page: its path requested with the org's Host.
+check_sitemap() {
+    local org=$1 url path file count=0
+    local sitemaps=("$PUBLIC/$org/sitemap.xml")
+    if grep -q '<sitemapindex' "$PUBLIC/$org/sitemap.xml"; then
+        sitemaps=()
+        while IFS= read -r url; do
+            path=/${url#*://*/}
+            check_file "$org" "$path" "$XML"
+            sitemaps+=("$PUBLIC/$org$path")
+        done < <(locs "$PUBLIC/$org/sitemap.xml")
+    fi
+    for file in "${sitemaps[@]}"; do
+        [[ -f $file ]] || continue
+        while IFS= read -r url; do
+            path=/${url#*://*/}
+            count=$((count + 1))
+            fetch "$org.$DOMAIN" "$path"
+            if [[ $STATUS != 200 ]]; then
+                PROBLEMS+=("$path: status $STATUS")
+            elif [[ $(header Content-Type) != "$HTML" ]]; then
+                PROBLEMS+=("$path: Content-Type \`$(header Content-Type)\`")
+            elif [[ $path != */ ]] || ! cmp -s "$BODY" "$PUBLIC/$org${path}index.html"; then
+                PROBLEMS+=("$path: not the bytes of ${path#/}index.html")
+            fi
+        done < <(locs "$file")
+    done
+    ((count)) || PROBLEMS+=("no <loc> in its sitemap")
+    report "$org: the $count page URLs of its sitemap [200, $HTML, the page's bytes]"
 }
 
 # The config is clean: `nginx -t` says nothing but that it is fine.
@@ -370,6 +412,8 @@ for org in "${ORGS[@]}"; do
     check_file "$org" /changelog/ "$HTML"
     check_file "$org" /changelog/feed.xml "$RSS"
     check_file "$org" /changelog/feed.json "$JSON_FEED"
+    check_file "$org" /changelog/atom.xml "$ATOM"
+    check_file "$org" /changelog/llms.txt "$TEXT"
     check_file "$org" /changelog/widget.js "$JAVASCRIPT"
     [[ ! -f $tree/page/2/index.html ]] || check_file "$org" /changelog/page/2/ "$HTML"
 
@@ -381,6 +425,7 @@ for org in "${ORGS[@]}"; do
     done
     if [[ -n $entry ]]; then
         check_file "$org" "/changelog/$entry/" "$HTML"
+        check_file "$org" "/changelog/$entry/index.md" "$MARKDOWN"
     else
         PROBLEMS+=("no entry page in the tree") && report "$org: an entry page"
     fi
@@ -396,6 +441,18 @@ for org in "${ORGS[@]}"; do
         check_file "$org" "/changelog/tags/$tag/" "$HTML"
         check_file "$org" "/changelog/tags/$tag/feed.xml" "$RSS"
         check_file "$org" "/changelog/tags/$tag/feed.json" "$JSON_FEED"
+        check_file "$org" "/changelog/tags/$tag/atom.xml" "$ATOM"
+    fi
+
+    # For crawlers, at the root of the host: robots.txt, and the sitemap unless the org is
+    # noindex (then robots.txt turns every crawler away, and there is no sitemap).
+    check_file "$org" /robots.txt "$TEXT"
+    if [[ -f $PUBLIC/$org/sitemap.xml ]]; then
+        check_file "$org" /sitemap.xml "$XML"
+        check_sitemap "$org"
+    elif ! grep -qx 'Disallow: /' "$PUBLIC/$org/robots.txt"; then
+        PROBLEMS+=("not in the tree, and robots.txt does not turn crawlers away")
+        report "$org /sitemap.xml"
     fi
 
     # Files copied from the content folder (images beside entries).
@@ -404,7 +461,8 @@ for org in "${ORGS[@]}"; do
         [[ -n $type ]] || continue
         check_file "$org" "${file#"$PUBLIC/$org"}" "$type"
         ASSETS+=" $org${file#"$PUBLIC/$org"}"
-    done < <(find "$tree" -type f ! -name '*.html' ! -name 'feed.xml' ! -name 'feed.json' ! -path "$tree/widget.js" -print0 | sort -z)
+    done < <(find "$tree" -type f ! -name '*.html' ! -name 'feed.xml' ! -name 'feed.json' ! -name 'atom.xml' \
+        ! -name 'index.md' ! -path "$tree/widget.js" ! -path "$tree/llms.txt" -print0 | sort -z)
 
     check_redirect "$org" / 302 /changelog/
     check_redirect "$org" /changelog 301 /changelog/
@@ -483,8 +541,11 @@ if [[ -f $PUBLIC/_headers ]]; then
     expect_rule "/*" Cache-Control "$CACHE_CONTROL"
     expect_rule "/*feed.xml" Content-Type "$RSS"
     expect_rule "/*feed.json" Content-Type "$JSON_FEED"
+    expect_rule "/*atom.xml" Content-Type "$ATOM"
+    expect_rule "/*atom.xml" Access-Control-Allow-Origin "*"
+    expect_rule "/*/index.md" Content-Type "$MARKDOWN"
     expect_rule "/*.svg" Content-Security-Policy "$SVG_POLICY"
-    report "public/_headers [the headers nginx sends to every org, the SVG policy]"
+    report "public/_headers [the headers nginx sends to every org, the feeds' and index.md's types, the SVG policy]"
     for org in "${ORGS[@]}"; do
         # An org with embed_origins has its own frame-ancestors rule; without, any site may
         # frame it: no rule, as nginx's `frame-ancestors *` says. (acme's restricted value

@@ -8,10 +8,12 @@ Writes N organizations of M entries each, the same for every run with the same s
 
 * --shiplog DIR: a shiplog site: DIR/shiplog.yaml and DIR/content/<org>/{_org.yaml,*.md}.
 * --hugo DIR: the same entries as a Hugo site that does the same work: one section per org
-  (a list paginated by 20, one page per entry, an RSS feed and a JSON feed of the newest
-  50), and with --tag-pages one term page per (org, tag) with the same pagination and feeds
-  (shiplog's changelog/tags/<tag>/). The layouts inline the style sheet and script of a page
-  shiplog built (--like) so that pages weigh about the same.
+  (a list paginated by 20, one page per entry, an RSS, an Atom and a JSON feed of the
+  newest 50), and with --tag-pages one term page per (org, tag) with the same pagination and
+  feeds (shiplog's changelog/tags/<tag>/); a sitemap and robots.txt; link card tags in every
+  page's head. The layouts inline the style sheet and script of a page shiplog built
+  (--like) so that pages weigh about the same. (shiplog's llms.txt and per-entry index.md
+  have no Hugo twin here: shiplog does that work on top.)
 
 Entries are realistic: a few paragraphs with inline markup, a list, a fenced code block, a
 table, a root-relative link, an image, 1-3 tags, a summary on about half, and dates spread
@@ -165,7 +167,7 @@ title = "bench"
 locale = "en"
 buildFuture = true
 buildDrafts = false
-enableRobotsTXT = false
+enableRobotsTXT = true
 disableKinds = [{disabled}]
 
 [pagination]
@@ -187,10 +189,18 @@ mediaType = "application/json"
 baseName = "feed"
 isPlainText = true
 
+[mediaTypes."application/atom+xml"]
+suffixes = ["xml"]
+
+[outputFormats.atom]
+mediaType = "application/atom+xml"
+baseName = "atom"
+isPlainText = false
+
 [outputs]
 page = ["html"]
-section = ["html", "rss", "jsonfeed"]
-term = ["html", "rss", "jsonfeed"]
+section = ["html", "rss", "jsonfeed", "atom"]
+term = ["html", "rss", "jsonfeed", "atom"]
 
 # Markdown features as shiplog's: CommonMark + GFM (tables, strikethrough, task lists,
 # footnotes, autolinks); no smart quotes, heading ids or syntax highlighting, which
@@ -214,8 +224,21 @@ BASEOF = """\
 <title>{{ block "title" . }}{{ .Title }}{{ end }}</title>
 <meta name="description" content="{{ block "description" . }}{{ .CurrentSection.Params.description }}{{ end }}">
 <link rel="canonical" href="{{ .Permalink }}">
+<link rel="icon" href="data:image/svg+xml,%3Csvg%20xmlns%3D%27http%3A%2F%2Fwww.w3.org%2F2000%2Fsvg%27%2F%3E">
+<meta property="og:site_name" content="{{ .CurrentSection.Title }}">
+<meta property="og:locale" content="{{ site.Language.Locale }}">
+<meta property="og:type" content="{{ if .IsPage }}article{{ else }}website{{ end }}">
+<meta property="og:title" content="{{ .Title }}">
+<meta property="og:description" content="{{ with .Params.summary }}{{ . }}{{ else }}{{ if .IsPage }}{{ .Summary | plainify | truncate 200 }}{{ else }}{{ .CurrentSection.Params.description }}{{ end }}{{ end }}">
+<meta property="og:url" content="{{ .Permalink }}">
+{{- if .IsPage }}
+<meta property="article:published_time" content="{{ .Date.UTC.Format "2006-01-02T15:04:05Z" }}">{{ end }}
+<meta name="twitter:card" content="summary">
+<meta name="twitter:title" content="{{ .Title }}">
 {{- with .CurrentSection.OutputFormats.Get "rss" }}
 <link rel="alternate" type="application/rss+xml" title="{{ $.CurrentSection.Title }} (RSS)" href="{{ .Permalink }}">{{ end }}
+{{- with .CurrentSection.OutputFormats.Get "atom" }}
+<link rel="alternate" type="application/atom+xml" title="{{ $.CurrentSection.Title }} (Atom)" href="{{ .Permalink }}">{{ end }}
 {{- with .CurrentSection.OutputFormats.Get "jsonfeed" }}
 <link rel="alternate" type="application/feed+json" title="{{ $.CurrentSection.Title }} (JSON Feed)" href="{{ .Permalink }}">{{ end }}
 <style>
@@ -308,6 +331,36 @@ RSS = """\
 </rss>
 """
 
+ATOM = """\
+{{- $pages := first site.Config.Services.RSS.Limit .Pages -}}
+{{- printf "<?xml version=\\"1.0\\" encoding=\\"utf-8\\"?>" | safeHTML }}
+<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="{{ site.Language.Locale }}">
+  <title>{{ .Title }}</title>
+  <id>{{ .Permalink }}</id>
+  <updated>{{ with index $pages 0 }}{{ .Lastmod.UTC.Format "2006-01-02T15:04:05Z" }}{{ else }}1970-01-01T00:00:00Z{{ end }}</updated>
+  <author><name>{{ .CurrentSection.Title }}</name></author>
+  {{- with .OutputFormats.Get "atom" }}
+  <link href="{{ .Permalink }}" rel="self" type="application/atom+xml"/>{{ end }}
+  <link href="{{ .Permalink }}" rel="alternate" type="text/html"/>
+  <subtitle>{{ .Params.description }}</subtitle>
+  <generator>Hugo</generator>
+  {{- range $pages }}
+  <entry>
+    <title>{{ .Title }}</title>
+    <id>{{ .Permalink }}</id>
+    <updated>{{ .Lastmod.UTC.Format "2006-01-02T15:04:05Z" }}</updated>
+    <published>{{ .Date.UTC.Format "2006-01-02T15:04:05Z" }}</published>
+    <link href="{{ .Permalink }}" rel="alternate" type="text/html"/>
+    {{- range .Params.tags }}
+    <category term="{{ . }}"/>{{ end }}
+    {{- with .Params.summary }}
+    <summary>{{ . }}</summary>{{ end }}
+    <content type="html">{{ .Content | transform.XMLEscape | safeHTML }}</content>
+  </entry>
+  {{- end }}
+</feed>
+"""
+
 JSONFEED = """\
 {{- $items := slice -}}
 {{- range first site.Config.Services.RSS.Limit .Pages -}}
@@ -342,7 +395,7 @@ def write(path: str, text: str) -> None:
 
 
 def hugo_site(root: str, like: str | None, tag_pages: bool) -> None:
-    disabled = ["home", "taxonomy", "sitemap", "robotsTXT", "404"]
+    disabled = ["home", "taxonomy", "404"]
     if not tag_pages:
         disabled.append("term")
     write(os.path.join(root, "hugo.toml"),
@@ -354,6 +407,7 @@ def hugo_site(root: str, like: str | None, tag_pages: bool) -> None:
         write(os.path.join(layouts, f"{kind}.html"), LIST)
         write(os.path.join(layouts, f"{kind}.rss.xml"), RSS)
         write(os.path.join(layouts, f"{kind}.jsonfeed.json"), JSONFEED)
+        write(os.path.join(layouts, f"{kind}.atom.xml"), ATOM)
     write(os.path.join(layouts, "page.html"), SINGLE)
     write(os.path.join(layouts, "_markup", "render-link.html"), RENDER_LINK)
     write(os.path.join(layouts, "_markup", "render-image.html"), RENDER_IMAGE)
@@ -404,7 +458,8 @@ def main() -> int:
         description = f"New features, improvements and fixes in {title[:-10]}."
         if args.shiplog:
             write(os.path.join(args.shiplog, "content", slug, "_org.yaml"),
-                  f"title: {yaml_string(title)}\ndescription: {yaml_string(description)}\n")
+                  f"title: {yaml_string(title)}\ndescription: {yaml_string(description)}\n"
+                  f"website: https://www.{slug}.example\n")
         if args.hugo:
             write(os.path.join(args.hugo, "content", slug, "_index.md"),
                   f"---\ntitle: {yaml_string(title)}\ndescription: {yaml_string(description)}\n---\n")
