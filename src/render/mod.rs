@@ -2,6 +2,7 @@
 //! memory. Nothing here touches the disk: [`crate::build`] writes what it renders.
 
 mod atom;
+mod favicon;
 mod headers;
 mod json_feed;
 mod machines;
@@ -177,6 +178,10 @@ pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Ou
     for (path, bytes) in sitemap::render(org, &listings) {
         files.push((Path::new(&org.slug).join(path), bytes));
     }
+    files.push((
+        Path::new(&org.slug).join(favicon::FILE),
+        favicon::render(page::accent_color(org)),
+    ));
     files.push((
         folder.join(widget::FILE),
         widget::render(org, &listings[0].feed),

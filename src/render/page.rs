@@ -92,8 +92,7 @@ struct OrgView<'a> {
     atom_url: &'a str,
     /// The logo's address, if the org has one.
     logo: Option<&'a str>,
-    /// The page's icon: the logo, or else a square of the accent colour (a `data:` URL, so
-    /// that a browser never asks the host for a missing `/favicon.ico`).
+    /// The address of the page's icon: the logo, or else the org's `favicon.ico`.
     favicon: String,
     /// Asks search engines not to index the pages.
     noindex: bool,
@@ -150,10 +149,15 @@ pub(super) struct Accent {
     pub(super) dark: Shade,
 }
 
+/// The accent colour of `org`: its own, or the default.
+pub(super) fn accent_color(org: &Org) -> Color {
+    org.settings.accent_color.unwrap_or(DEFAULT_ACCENT)
+}
+
 impl Accent {
     /// The accent of `org` (or the default) and its readable shades.
     pub(super) fn of(org: &Org) -> Self {
-        let accent = org.settings.accent_color.unwrap_or(DEFAULT_ACCENT);
+        let accent = accent_color(org);
         Accent {
             color: accent.to_string(),
             light: Shade::new(accent, &LIGHT),
@@ -268,6 +272,8 @@ struct ListingPage<'a> {
     pagination: Pagination,
     canonical_url: String,
     changelog_href: String,
+    /// Leads from the page to the folder of its feeds.
+    feeds_href: &'static str,
 }
 
 /// An entry's own page: `entry.html`.
@@ -279,6 +285,8 @@ struct EntryPage<'a> {
     entry: EntryView<'a>,
     canonical_url: &'a str,
     changelog_href: &'static str,
+    /// Leads from the page to the folder of its feeds.
+    feeds_href: &'static str,
 }
 
 impl Theme {
@@ -379,7 +387,7 @@ impl<'a> OrgPages<'a> {
                 favicon: feed
                     .icon
                     .clone()
-                    .unwrap_or_else(|| default_icon(&Accent::of(org).color)),
+                    .unwrap_or_else(|| format!("{}/{}", org.url, super::favicon::FILE)),
                 noindex: org.settings.noindex,
                 accent: Accent::of(org),
             },
@@ -460,6 +468,7 @@ impl<'a> OrgPages<'a> {
                 } else {
                     to_root
                 },
+                feeds_href: if number == 1 { "" } else { "../../" },
             };
             let content = chunk.iter().map(|entry| entry.content_html.len()).sum();
             pages.push((path, self.theme.render("changelog.html", &page, content)?));
@@ -493,6 +502,7 @@ impl<'a> OrgPages<'a> {
                     entry: entry_view(entry, "../", self.timezone),
                     canonical_url: &entry.url,
                     changelog_href: "../",
+                    feeds_href: "../",
                 };
                 let bytes = self
                     .theme
@@ -562,18 +572,6 @@ fn tag_length(html: &[u8]) -> usize {
 /// How long the description of an entry's page is, at most, when it is the start of the
 /// entry's text: about what a search result or a link card shows.
 const DESCRIPTION_LENGTH: usize = 200;
-
-/// The icon of an org without a logo: a rounded square of its accent colour with three
-/// lines, as an SVG `data:` URL.
-fn default_icon(accent: &str) -> String {
-    let svg = format!(
-        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'><rect width='32' height='32' rx='7' fill='{accent}'/><path d='M9 11h14M9 16h14M9 21h9' stroke='#fff' stroke-width='2.5' stroke-linecap='round'/></svg>"
-    );
-    format!(
-        "data:image/svg+xml,{}",
-        percent_encoding::utf8_percent_encode(&svg, percent_encoding::NON_ALPHANUMERIC)
-    )
-}
 
 /// A day as pages show it, in `timezone`: `November 1, 2026`. A date written without a
 /// time (`2026-11-01`, midnight UTC) is that day wherever the org is: shown in New York

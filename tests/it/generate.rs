@@ -218,6 +218,7 @@ fn an_org_with_nothing_published_still_gets_feeds_and_a_page() {
             "drafts-only/changelog/index.html",
             "drafts-only/changelog/llms.txt",
             "drafts-only/changelog/widget.js",
+            "drafts-only/favicon.ico",
             "drafts-only/robots.txt",
             "drafts-only/sitemap.xml",
             "my-org/changelog/atom.xml",
@@ -226,6 +227,7 @@ fn an_org_with_nothing_published_still_gets_feeds_and_a_page() {
             "my-org/changelog/index.html",
             "my-org/changelog/llms.txt",
             "my-org/changelog/widget.js",
+            "my-org/favicon.ico",
             "my-org/robots.txt",
             "my-org/sitemap.xml",
         ]
@@ -287,11 +289,26 @@ fn pages_are_self_contained_and_link_to_both_feeds() {
         assert!(page.starts_with("<!DOCTYPE html>"));
         assert!(page.contains("<html lang=\"en-GB\">"));
         assert!(page.contains("<style>") && page.contains("prefers-color-scheme:dark"));
-        assert!(
-            page.contains("rel=\"alternate\" type=\"application/rss+xml\"")
-                && page.contains("href=\"http://acme.localhost:8080/changelog/feed.xml\"")
-        );
-        assert!(page.contains("rel=\"alternate\" type=\"application/feed+json\""));
+        // The feeds of the changelog, from page 1 and from an entry's page.
+        let feeds = if file.ends_with("alpha/index.html") {
+            "../"
+        } else {
+            ""
+        };
+        for (kind, name) in [
+            ("application/rss+xml", "feed.xml"),
+            ("application/atom+xml", "atom.xml"),
+            ("application/feed+json", "feed.json"),
+        ] {
+            assert!(
+                page.contains(&format!("rel=\"alternate\" type=\"{kind}\"")),
+                "{file}: {kind}"
+            );
+            assert!(
+                page.contains(&format!("href=\"{feeds}{name}\">")),
+                "{file}: {name}"
+            );
+        }
         // Inline CSS and at most an inline script: nothing is loaded from elsewhere.
         assert!(
             !page.contains("<script src") && !page.contains("rel=\"stylesheet\""),

@@ -591,14 +591,20 @@ fn costly_inputs_are_refused_or_built_within_budget() {
 }
 
 /// Waits for `child` (killing it at `deadline`) and gives its exit code and peak resident
-/// memory in KiB, from wait4(2), polled so that a hung child is killed while still ours.
+/// memory in KiB, polled so that a hung child is killed while still ours. The peak is the
+/// child's own high-water mark (`VmHWM` of its memory map), sampled every 10 ms: wait4(2)'s
+/// `ru_maxrss` is no use here, since Linux carries the spawning process's high-water mark
+/// (this test binary's, hundreds of MB with the other tests running) across the child's
+/// exec into it.
 fn wait_with_usage(child: std::process::Child, deadline: Duration) -> (Option<i32>, i64) {
     let pid = child.id() as libc::pid_t;
     let until = std::time::Instant::now() + deadline;
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut peak_kib = 0;
     loop {
+        peak_kib = peak_kib.max(high_water_kib(pid).unwrap_or(0));
         // SAFETY: `status` and `usage` are valid for writes; `pid` is our unreaped child.
         let waited = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
         if waited == pid {
@@ -612,5 +618,12 @@ fn wait_with_usage(child: std::process::Child, deadline: Duration) -> (Option<i3
         std::thread::sleep(Duration::from_millis(10));
     }
     let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    (code, usage.ru_maxrss)
+    (code, peak_kib)
+}
+
+/// The peak resident memory of process `pid` so far, in KiB (`VmHWM`), while it runs.
+fn high_water_kib(pid: libc::pid_t) -> Option<i64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

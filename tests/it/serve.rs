@@ -152,7 +152,9 @@ fn each_org_is_served_at_its_own_host() {
     let html = page.text();
     assert!(html.contains("Acme 2.0 is here"));
     assert!(!html.contains("Secret project") && !html.contains("Time travel"));
-    assert!(html.contains(&format!("http://acme.localhost:{port}/changelog/feed.xml")));
+    assert!(html.contains(&format!(
+        "<link rel=\"canonical\" href=\"http://acme.localhost:{port}/changelog/\">"
+    )));
     // The reload script comes last in the body.
     let script = html.find(BUILD_TOKEN).expect("the reload script");
     assert!(script > html.find("Acme 2.0 is here").unwrap());

@@ -118,7 +118,7 @@ fn tag_pages_link_relatively_and_paginate() {
         "<link rel=\"canonical\" href=\"http://acme.localhost:8080/changelog/tags/security/\">"
     ));
     assert!(first.contains(
-        "type=\"application/rss+xml\" title=\"Acme changelog — Security (RSS)\" href=\"http://acme.localhost:8080/changelog/tags/security/feed.xml\""
+        "type=\"application/rss+xml\" title=\"Acme changelog — Security (RSS)\" href=\"feed.xml\""
     ));
     assert!(first.contains("<title>Security · Acme changelog</title>"));
     assert!(
@@ -133,6 +133,7 @@ fn tag_pages_link_relatively_and_paginate() {
     assert!(first.contains("<a href=\"../../\">All updates</a>"));
 
     let second = build.read("acme/changelog/tags/security/page/2/index.html");
+    assert!(second.contains("title=\"Acme changelog — Security (Atom)\" href=\"../../atom.xml\""));
     assert!(second.contains("href=\"../../\" rel=\"prev\""));
     assert!(second.contains("href=\"../3/\" rel=\"next\""));
     assert!(second.contains("Page 2 of 3"));

@@ -87,7 +87,7 @@ function installHooks() {
 /**
  * The DOM scan, run in the page (it is passed as source text). `root` is scanned with all
  * its descendants; with `theme`, the head may hold the theme's meta, title, link, style and
- * its one script (whose text must be `theme.script`), and the feed icon's SVG is allowed.
+ * its one script (whose text must be `theme.script`; links only canonical, alternate and icon), and the feed icon's SVG is allowed.
  * Returns one line per problem.
  */
 function scanDom(root, theme) {
@@ -119,7 +119,7 @@ function scanDom(root, theme) {
         if (el.textContent !== theme.script || el.attributes.length > 0) problems.push("a script in <head> that is not the theme's");
       } else if (name === "meta" && el.hasAttribute("http-equiv")) {
         problems.push(`<meta http-equiv="${el.getAttribute("http-equiv")}"> in <head>`);
-      } else if (name === "link" && !["canonical", "alternate"].includes(el.getAttribute("rel"))) {
+      } else if (name === "link" && !["canonical", "alternate", "icon"].includes(el.getAttribute("rel"))) {
         problems.push(`<link rel="${el.getAttribute("rel")}"> in <head>`);
       } else if (!["meta", "title", "link", "style", "script"].includes(name)) {
         problems.push(`${describe(el)} in <head>`);
