@@ -303,6 +303,7 @@ function shownTexts() {
       title: text("h1, h2", article),
       tags: [...article.querySelectorAll("ul.tags li")].map((li) => li.textContent),
       summary: text("p.summary", article),
+      content: text(".content", article),
     })),
   };
 }
@@ -328,7 +329,18 @@ function textProblems(shown, page) {
   }[page.kind]();
   const suffix = page.number > 1 ? ` (page ${page.number})` : "";
   expect("document title", shown.documentTitle, collapsed(titleParts.join(" · ") + suffix));
-  if (page.kind === "entry") expect("meta description", shown.description, page.entry.summary ?? org.description);
+  if (page.kind === "entry" && page.entry.summary != null) {
+    expect("meta description", shown.description, page.entry.summary);
+  } else if (page.kind === "entry") {
+    // Without a summary, the description is the start of the entry's own text, cut
+    // between words: the page's text, as the reader sees it, starts with it.
+    const squeezed = (text) => (text ?? "").replace(/\s+/g, "");
+    const start = squeezed((shown.description ?? "").replace(/\u2026$/, ""));
+    const body = squeezed(shown.articles[0]?.content);
+    if (!start || !body.startsWith(start)) {
+      problems.push(`meta description: shows ${JSON.stringify(shown.description)}, not the start of the entry's text`);
+    }
+  }
   else if (page.kind === "changelog") expect("meta description", shown.description, org.description);
   if (shown.articles.length === 0) problems.push("no entry on the page");
   for (const article of shown.articles) {
