@@ -447,6 +447,8 @@ for org in "${ORGS[@]}"; do
     # For crawlers, at the root of the host: robots.txt, and the sitemap unless the org is
     # noindex (then robots.txt turns every crawler away, and there is no sitemap).
     check_file "$org" /robots.txt "$TEXT"
+    # The org's icon, where browsers look for it without a link.
+    check_file "$org" /favicon.ico image/x-icon
     if [[ -f $PUBLIC/$org/sitemap.xml ]]; then
         check_file "$org" /sitemap.xml "$XML"
         check_sitemap "$org"
