@@ -60,6 +60,24 @@ pub fn read_limited(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// A character no text field may hold: a control character, or U+FFFE or U+FFFF, which
+/// XML (the RSS and Atom feeds) cannot carry at all.
+pub fn is_unwritable(c: char) -> bool {
+    c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}'
+}
+
+/// `text` with every character that XML 1.0 cannot carry, or that it discourages (control
+/// characters other than tab and line breaks, U+FFFE, U+FFFF), replaced by U+FFFD.
+pub fn xml_safe(text: String) -> String {
+    let allowed = |c: char| matches!(c, '\t' | '\n' | '\r') || !is_unwritable(c);
+    if text.chars().all(allowed) {
+        return text;
+    }
+    text.chars()
+        .map(|c| if allowed(c) { c } else { '\u{FFFD}' })
+        .collect()
+}
+
 /// A character as an error message shows it: printable ASCII in backticks, anything else
 /// (look-alike letters, invisible and control characters) by its code point, such as
 /// `U+0430`, so that a reader can tell what is wrong with a name that looks right.
@@ -151,6 +169,13 @@ impl<'t> Positions<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_xml_cannot_carry_is_replaced() {
+        let text = "a\tb\nc\u{1b}d\u{1}e\u{FFFF}f\u{85}".to_string();
+        assert_eq!(xml_safe(text), "a\tb\nc\u{FFFD}d\u{FFFD}e\u{FFFD}f\u{FFFD}");
+        assert!(is_unwritable('\u{FFFE}') && !is_unwritable('é'));
+    }
 
     #[test]
     fn positions_in_any_order_are_those_counted_from_the_start() {

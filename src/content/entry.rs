@@ -38,12 +38,17 @@ pub struct Entry {
     pub title: String,
     /// Publication time, in UTC, in whole seconds.
     pub date: DateTime<Utc>,
+    /// Whether `date` was written as a day (`2026-11-01`), without a time: pages show that
+    /// day wherever the org is.
+    pub date_is_day: bool,
     /// Its labels, as written.
     pub tags: Vec<String>,
     /// Short plain-text teaser.
     pub summary: Option<String>,
     /// When it last changed, if it did after `date`.
     pub updated: Option<DateTime<Utc>>,
+    /// Whether `updated` was written as a day, without a time.
+    pub updated_is_day: bool,
     /// Its picture.
     pub image: Option<Image>,
     /// Sanitized HTML with absolute links.
@@ -201,9 +206,11 @@ pub fn parse(
         id: fields.id,
         title: fields.title.trim().to_string(),
         date: fields.date,
+        date_is_day: fields.date_is_day,
         tags: fields.tags,
         summary: fields.summary,
         updated: fields.updated,
+        updated_is_day: fields.updated_is_day,
         image,
         url,
         source: path.to_path_buf(),
@@ -277,7 +284,7 @@ fn refused_problem(
         markdown::Refused::TooLarge => (
             0,
             format!(
-                "the text makes more than {} MiB of HTML, more than its pages and feeds can carry; shorten it or split it into several entries",
+                "the text makes more than {} MiB of HTML (or of Markdown once its links are absolute), more than its pages and feeds can carry; shorten it or split it into several entries",
                 markdown::MAX_HTML_BYTES / (1024 * 1024)
             ),
         ),
@@ -332,6 +339,8 @@ struct Fields {
     draft: bool,
     summary: Option<String>,
     updated: Option<DateTime<Utc>>,
+    date_is_day: bool,
+    updated_is_day: bool,
 }
 
 impl Fields {
@@ -360,6 +369,8 @@ impl Fields {
             draft,
             summary,
             updated,
+            date_is_day: is_day(map, "date"),
+            updated_is_day: is_day(map, "updated"),
         })
     }
 
@@ -520,7 +531,7 @@ fn read_summary(map: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<String
     if let (Some(summary), Some(field)) = (&summary, map.get("summary")) {
         if summary
             .chars()
-            .any(|c| c.is_control() && c != '\n' && c != '\t')
+            .any(|c| text::is_unwritable(c) && c != '\n' && c != '\t')
         {
             problems.push(map.problem(field, "`summary` must not hold control characters"));
         }
@@ -562,6 +573,13 @@ pub fn parse_date(text: &str) -> Result<DateTime<Utc>, String> {
         .with_nanosecond(0)
         .expect("zero nanoseconds is always valid");
     Ok(date)
+}
+
+/// Whether the date at `key` is written as a day, without a time.
+fn is_day(map: &Mapping<'_>, key: &str) -> bool {
+    map.get(key)
+        .and_then(|field| field.value.as_str())
+        .is_some_and(|text| is_plain_date(text.trim()))
 }
 
 fn is_plain_date(text: &str) -> bool {
@@ -611,7 +629,7 @@ pub fn check_id(id: &str) -> Result<(), String> {
 fn check_line_text(what: &str, value: &str) -> Result<(), String> {
     if value.trim().is_empty() {
         Err(format!("{what} must not be empty"))
-    } else if value.chars().any(char::is_control) {
+    } else if value.chars().any(text::is_unwritable) {
         Err(format!(
             "{what} must be one line without control characters"
         ))

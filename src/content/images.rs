@@ -8,6 +8,10 @@ use crate::media;
 /// What the error of [`size`] says about a file that is no picture at all.
 pub const NOT_A_PICTURE: &str = "is not a picture";
 
+/// The widest and tallest picture that gets a size: what browsers draw at most (32,767
+/// pixels, Chromium's and Firefox's limit for a canvas).
+const MAX_SIDE: usize = 32_767;
+
 /// The width and height of an image in pixels.
 pub type Size = (usize, usize);
 
@@ -26,6 +30,9 @@ pub fn size(path: &Path) -> Result<Option<Size>, String> {
         ));
     }
     match imagesize::size(path) {
+        // A size no browser draws is a header read wrong (a top-down BMP's negative height,
+        // an OS/2 BMP, WebP's scale bits): the picture is shown without one.
+        Ok(size) if size.width > MAX_SIDE || size.height > MAX_SIDE => Ok(None),
         Ok(size) if size.width > 0 && size.height > 0 => Ok(Some((size.width, size.height))),
         Ok(_) => Err(format!(
             "`{name}` is a picture of no pixels: its header is broken"
@@ -107,6 +114,15 @@ mod tests {
         png.extend_from_slice(&[0, 0, 0, 3, 0, 0, 0, 2, 8, 6, 0, 0, 0]);
         assert_eq!(size(&write("a.png", &png)), Ok(Some((3, 2))));
         assert_eq!(size(&write("a.svg", b"<svg/>")), Ok(None));
+        // A top-down BMP (negative height), which the header reader takes as 2^32 - 9 rows:
+        // shown without a size rather than with a wrong one.
+        let mut bmp = b"BM".to_vec();
+        bmp.extend_from_slice(&[0; 12]);
+        bmp.extend_from_slice(&40u32.to_le_bytes());
+        bmp.extend_from_slice(&6i32.to_le_bytes());
+        bmp.extend_from_slice(&(-9i32).to_le_bytes());
+        bmp.extend_from_slice(&[1, 0, 24, 0]);
+        assert_eq!(size(&write("top-down.bmp", &bmp)), Ok(None));
         assert!(size(&write("b.png", b"not a picture"))
             .unwrap_err()
             .contains("not a readable png picture"));

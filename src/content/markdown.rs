@@ -121,68 +121,141 @@ pub fn render(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Rendered,
     } else {
         written.html
     };
+    // Raw control characters, or `&#1;`, would make the feeds ill-formed XML.
+    let html = crate::text::xml_safe(html);
     Ok(Rendered {
         html,
-        markdown: with_absolute_urls(markdown, bases, &written.inline, &written.definitions),
+        markdown: with_absolute_urls(
+            markdown,
+            bases,
+            &written.inline,
+            &written.definitions,
+            &written.hidden,
+        )?,
         local_links: written.local_links,
     })
 }
 
-/// `markdown` with each relative URL made absolute: those of inline links and images
-/// (`inline`: where each link stands and its destination as parsed) and those of reference
-/// definitions (`[a]: shot.png`, found by the parser: each one's span and destination). A
-/// destination written with escapes, which the source does not hold as parsed, stays as
-/// written.
+/// `markdown` as `index.md` publishes it: each relative URL made absolute (those of
+/// inline links and images, `inline`: where each stands and its destination as parsed, and
+/// those of reference definitions, `definitions`, found by the parser) and each HTML comment
+/// (`hidden`: where each stands) left out, as the HTML leaves it out. Refused when it would
+/// pass [`MAX_HTML_BYTES`]: a text of short relative links grows with every one.
 fn with_absolute_urls(
     markdown: &str,
     bases: &Bases,
     inline: &[(Range<usize>, String)],
     definitions: &[(Range<usize>, String)],
-) -> String {
-    let mut edits: Vec<(Range<usize>, Url)> = Vec::new();
+    hidden: &[Range<usize>],
+) -> Result<String, Refused> {
+    let mut edits: Vec<(Range<usize>, String)> = hidden
+        .iter()
+        .map(|range| (range.clone(), String::new()))
+        .collect();
     let spans = inline
         .iter()
         .map(|link| (link, "]("))
         .chain(definitions.iter().map(|definition| (definition, "]:")));
     for ((span, destination), opening) in spans {
         let Some(url) = is_relative(destination)
-            .then(|| bases.join(destination))
+            .then(|| bases.join(&href(destination)))
             .flatten()
         else {
             continue;
         };
-        if let Some(found) = destination_in(&markdown[span.clone()], opening, destination) {
+        if let Some((found, bracketed)) =
+            destination_in(&markdown[span.clone()], opening, destination)
+        {
+            let url = if bracketed || url.as_str().contains(['(', ')']) {
+                format!("<{url}>")
+            } else {
+                url.into()
+            };
             edits.push((span.start + found.start..span.start + found.end, url));
         }
     }
     edits.sort_by_key(|(range, _)| range.start);
     let mut out = String::with_capacity(markdown.len() + edits.len() * 32);
     let mut copied = 0;
-    for (range, url) in edits {
+    for (range, replacement) in edits {
         if range.start < copied {
             continue;
         }
         out.push_str(&markdown[copied..range.start]);
-        out.push_str(url.as_str());
+        out.push_str(&replacement);
         copied = range.end;
+        if out.len() > MAX_HTML_BYTES {
+            return Err(Refused::TooLarge);
+        }
     }
     out.push_str(&markdown[copied..]);
-    out
+    if out.len() > MAX_HTML_BYTES {
+        return Err(Refused::TooLarge);
+    }
+    Ok(out)
 }
 
-/// Where `destination` is written in `source` (a link, or a reference definition): right
-/// after the last `opening` (`](` or `]:`) it follows, past blanks and a `<`.
-fn destination_in(source: &str, opening: &str, destination: &str) -> Option<Range<usize>> {
-    source.rmatch_indices(opening).find_map(|(at, _)| {
-        let after = at + opening.len();
-        let rest = &source[after..];
-        let trimmed = rest.trim_start();
-        let start = after + (rest.len() - trimmed.len());
-        let start = start + usize::from(trimmed.starts_with('<'));
-        source[start..]
-            .starts_with(destination)
-            .then(|| start..start + destination.len())
-    })
+/// Where the destination is written in `source` (a link, or a reference definition): the
+/// token after the last `opening` (`](` or `]:`), past blanks, whole with its `<>` if it
+/// has them (then `true`). The destination as parsed (`destination`) is looked for first;
+/// one written with escapes or entities (`\(v2\)`, `&#47;docs`) is the token there.
+fn destination_in(source: &str, opening: &str, destination: &str) -> Option<(Range<usize>, bool)> {
+    let (at, _) = source.rmatch_indices(opening).next()?;
+    let after = at + opening.len();
+    let rest = &source[after..];
+    let start = after + (rest.len() - rest.trim_start().len());
+    let token = &source[start..];
+    if let Some(inner) = token.strip_prefix('<') {
+        let end = inner.find(['>', '\n'])?;
+        return (inner.as_bytes()[end] == b'>').then(|| (start..start + end + 2, true));
+    }
+    if !destination.is_empty() && token.starts_with(destination) {
+        return Some((start..start + destination.len(), false));
+    }
+    // Up to a blank, or a `)` that closes no `(`; `\` escapes the character after it.
+    let mut depth = 0usize;
+    let mut escaped = false;
+    let mut end = token.len();
+    for (i, c) in token.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '(' => depth += 1,
+            ')' if depth == 0 => {
+                end = i;
+                break;
+            }
+            ')' => depth -= 1,
+            c if c.is_whitespace() || c.is_control() => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    (end > 0).then(|| (start..start + end, false))
+}
+
+/// A destination as a URL parser reads it back from the `href` pulldown-cmark writes:
+/// percent-encoded where a URL may not hold the character (`escape_href` also escapes `&`
+/// and `'` for HTML, which reading undoes). The HTML and `index.md` both resolve this.
+fn href(destination: &str) -> String {
+    let mut escaped = String::with_capacity(destination.len());
+    pulldown_cmark_escape::escape_href(&mut escaped, destination).expect("writing to a String");
+    if escaped.contains('&') {
+        escaped.replace("&amp;", "&").replace("&#x27;", "'")
+    } else {
+        escaped
+    }
+}
+
+/// A reference label as labels match: letter case and runs of blanks do not count.
+fn label_key(label: &str) -> String {
+    label
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// A link's destination that is neither absolute nor in the page (`#notes`).
@@ -198,6 +271,8 @@ struct Written {
     inline: Vec<(Range<usize>, String)>,
     /// Each reference definition: its span and destination.
     definitions: Vec<(Range<usize>, String)>,
+    /// Each HTML comment: its span.
+    hidden: Vec<Range<usize>>,
     /// Whether `html` needs the sanitizer: it holds raw HTML, or a URL that is not plainly a
     /// web or mail address. Otherwise sanitizing would return it unchanged.
     needs_sanitizer: bool,
@@ -212,16 +287,22 @@ fn write(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Written, Refus
         | Options::ENABLE_GFM;
     let mut local_links = Vec::new();
     let mut inline = Vec::new();
+    let mut hidden = Vec::new();
+    let mut html_block = None;
     let mut depth: usize = 0;
     let mut raw_elements = OpenElements::default();
     let mut raw_html = false;
     let mut too_deep = None;
     let parser = Parser::new_ext(markdown, options).into_offset_iter();
-    let definitions = parser
+    let definitions: Vec<(String, Range<usize>, String)> = parser
         .reference_definitions()
         .iter()
-        .map(|(_, definition)| (definition.span.clone(), definition.dest.to_string()))
+        .map(|(label, definition)| {
+            let label = label_key(label);
+            (label, definition.span.clone(), definition.dest.to_string())
+        })
         .collect();
+    let mut used_labels = std::collections::HashSet::new();
     let events = parser.map(|(event, range)| {
         let raw_peak = match &event {
             Event::Start(_) => {
@@ -241,21 +322,39 @@ fn write(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Written, Refus
         if depth + raw_peak > MAX_NESTING && too_deep.is_none() {
             too_deep = Some(range.start);
         }
+        // An HTML comment, a block of its own or inline, is left out of `index.md`.
+        match &event {
+            Event::Start(Tag::HtmlBlock) => html_block = Some(range.clone()),
+            Event::Html(html) => {
+                if let Some(block) = html_block.take() {
+                    if html.trim_start().starts_with("<!--") {
+                        hidden.push(block);
+                    }
+                }
+            }
+            Event::InlineHtml(html) if html.starts_with("<!--") => hidden.push(range.clone()),
+            _ => {}
+        }
         if let Event::Start(
             Tag::Link {
                 dest_url,
                 link_type,
+                id,
                 ..
             }
             | Tag::Image {
                 dest_url,
                 link_type,
+                id,
                 ..
             },
         ) = &event
         {
+            if !id.is_empty() {
+                used_labels.insert(label_key(id));
+            }
             if let Some(url) = is_relative(dest_url)
-                .then(|| bases.join(dest_url))
+                .then(|| bases.join(&href(dest_url)))
                 .flatten()
             {
                 local_links.push(LocalLink {
@@ -278,6 +377,15 @@ fn write(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Written, Refus
     if let Some(offset) = too_deep {
         return Err(Refused::TooDeep { offset });
     }
+    // A definition no link uses shows nowhere in the HTML: `index.md` leaves it out too.
+    let (used, unused): (Vec<_>, Vec<_>) = definitions
+        .into_iter()
+        .partition(|(label, _, _)| used_labels.contains(label));
+    hidden.extend(unused.into_iter().map(|(_, span, _)| span));
+    let definitions = used
+        .into_iter()
+        .map(|(_, span, destination)| (span, destination))
+        .collect();
     let mut bounded = Bounded {
         html: String::with_capacity((markdown.len() * 3 / 2).min(MAX_HTML_BYTES)),
         max: MAX_HTML_BYTES,
@@ -294,6 +402,7 @@ fn write(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Written, Refus
         local_links,
         inline,
         definitions,
+        hidden,
         // A parser drops U+0000 from text but replaces it in attributes: left to the sanitizer.
         needs_sanitizer: raw_html || transform.needs_sanitizer || markdown.contains('\0'),
     })
@@ -449,16 +558,7 @@ impl<'a> Transform<'a> {
     /// addresses. For any other URL, `None`, and the HTML goes through the sanitizer, which
     /// drops it.
     fn resolve(&mut self, url: &str) -> Option<String> {
-        // The URL as a parser reads it back from pulldown-cmark's `href`: percent-encoded
-        // where a URL may not hold the character (`escape_href` also escapes `&` and `'`
-        // for HTML, which reading undoes).
-        let mut escaped = String::with_capacity(url.len());
-        pulldown_cmark_escape::escape_href(&mut escaped, url).expect("writing to a String");
-        let url = if escaped.contains('&') {
-            escaped.replace("&amp;", "&").replace("&#x27;", "'")
-        } else {
-            escaped
-        };
+        let url = href(url);
         let resolved = match Url::parse(&url) {
             Ok(parsed) => matches!(parsed.scheme(), "http" | "https" | "mailto").then_some(url),
             Err(url::ParseError::RelativeUrlWithoutBase) => self.bases.join(&url).map(String::from),
@@ -1014,6 +1114,27 @@ mod tests {
              [c](https://www.acme.example/docs) [d](#top) [e](https://x.io/) [f][ref] \
              `[g](code.png)`\n\n[ref]: https://acme.example.com/changelog/v1/\n"
         );
+        // Escaped or entity-written destinations, and comments, which the HTML leaves out.
+        let written = "[e](/docs/\\(v2\\)) [f](&#47;docs/e) [t](</a\tb>)\n\n\
+                       <!-- internal: BigCustomer -->\n\nText <!-- inline note --> on.\n\n\
+                       [Unused]: https://wiki.internal.example/\n";
+        let rendered_too = render(written, &bases(), "v2").unwrap();
+        assert_eq!(
+            rendered_too.markdown,
+            "[e](<https://www.acme.example/docs/(v2)>) [f](https://www.acme.example/docs/e) \
+             [t](<https://www.acme.example/a%09b>)\n\n\nText  on.\n\n\n"
+        );
+        assert!(rendered_too
+            .html
+            .contains("href=\"https://www.acme.example/a%09b\""));
+        // A text of short relative links grows past the limit once they are absolute; a
+        // definition no link uses is left out, not made absolute.
+        let unused: String = (0..50_000).map(|i| format!("[l{i}]:x\n")).collect();
+        assert_eq!(render(&unused, &bases(), "v2").unwrap().markdown.trim(), "");
+        let used: String = (0..120_000)
+            .map(|i| format!("[l{i}]:x\n[l{i}]\n\n"))
+            .collect();
+        assert_eq!(render(&used, &bases(), "v2").err(), Some(Refused::TooLarge));
         let kinds: Vec<(bool, bool)> = rendered
             .local_links
             .iter()

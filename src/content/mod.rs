@@ -219,11 +219,34 @@ fn scan_org(
     let folder = content_dir.join(&slug);
     let settings_path = folder.join("_org.yaml");
     let (entry_files, assets) = org_files(&folder, root, &mut problems);
+    let folder_path = folder.clone();
+    // The logo is a file of the org folder that no entry takes into its own folder (a
+    // bundle's, or one named like an entry beside it), which is published only with it.
+    let entry_folder = |folder: &Path| {
+        let bundle = folder.join("index.md");
+        let mut named = folder.as_os_str().to_owned();
+        named.push(".md");
+        entry_files.iter().any(|file| {
+            let relative = file.path.strip_prefix(&folder_path).unwrap_or(&file.path);
+            relative == bundle || relative.as_os_str() == named
+        })
+    };
     let file = |path: &str| {
-        assets
+        let asset = assets
             .iter()
-            .find(|asset| slash_path(&asset.relative) == path)
-            .map(|asset| asset.source.clone())
+            .find(|asset| slash_path(&asset.relative) == path)?;
+        let inside = asset
+            .relative
+            .ancestors()
+            .skip(1)
+            .find(|folder| !folder.as_os_str().is_empty() && entry_folder(folder));
+        Some(match inside {
+            Some(folder) => Err(format!(
+                "`{path}` is in the folder of the entry `{}`, published only with it; move it out of that folder",
+                slash_path(folder)
+            )),
+            None => Ok(asset.source.clone()),
+        })
     };
     let (settings, settings_file) = match read_settings_file(&settings_path, root) {
         Ok(Some(bytes)) => (
@@ -656,12 +679,21 @@ fn size_pictures(
         }
         let mut image_size = None;
         if let (Some(image), Some(at)) = (&entry.image, image_at) {
-            let message = match source(&image.url).map(|path| &read[path]) {
-                Some(Ok(size)) => {
+            let found = source(&image.url);
+            let own = |path: &Path| {
+                let mut files = org.assets.iter().chain(&entry.assets);
+                files.any(|asset| asset.source == path)
+            };
+            let message = match found.map(|path| (path, &read[path])) {
+                Some((path, _)) if !own(path) => Some(
+                    "`image` is a file of another entry's folder, published only with that entry: put it in this entry's folder or beside the entries"
+                        .to_string(),
+                ),
+                Some((_, Ok(size))) => {
                     image_size = *size;
                     None
                 }
-                Some(Err(message)) => Some(format!("`image`: {message}")),
+                Some((_, Err(message))) => Some(format!("`image`: {message}")),
                 None => Some(format!(
                     "`image` is not a file of the org folder: nothing is published at `{}`",
                     image.url

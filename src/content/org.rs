@@ -87,13 +87,13 @@ impl OrgSettings {
     }
 
     /// Reads `_org.yaml` over the defaults; `file` finds a file of the org folder by its
-    /// path there (for `logo`).
+    /// path there, or says why it may not be the `logo`.
     pub fn parse(
         path: &Path,
         bytes: &[u8],
         slug: &str,
         site: &SiteConfig,
-        file: impl Fn(&str) -> Option<PathBuf>,
+        file: impl Fn(&str) -> Option<Result<PathBuf, String>>,
     ) -> Result<Self, Vec<Problem>> {
         let text = text::decode_utf8(path, bytes).map_err(|p| vec![p])?;
         let map = yaml::parse_mapping(path, text, 1).map_err(|p| vec![p])?;
@@ -127,7 +127,8 @@ impl OrgSettings {
         settings.check(&map, site, &mut problems);
         if let (Some(Logo::File(logo)), Some(field)) = (&settings.logo, map.get("logo")) {
             let found = match file(logo) {
-                Some(source) => super::images::size(&source).err(),
+                Some(Ok(source)) => super::images::size(&source).err(),
+                Some(Err(message)) => Some(message),
                 None => Some(format!("`{logo}` is not a file of the org folder")),
             };
             if let Some(message) = found {
@@ -159,7 +160,7 @@ impl OrgSettings {
         for key in ["title", "description"] {
             if let Some(field) = map.get(key) {
                 let value = field.value.as_str().unwrap_or_default();
-                if value.chars().any(|c| c.is_control() && c != '\n') {
+                if value.chars().any(|c| text::is_unwritable(c) && c != '\n') {
                     problems.push(
                         map.problem(field, format!("`{key}` must not hold control characters")),
                     );

@@ -71,11 +71,19 @@ impl OrgRecord {
     pub fn new(key: OrgKey, org: &Org, now: DateTime<Utc>, files: &[OutputFile]) -> Self {
         let published = org.published(now);
         let scheduled = &org.entries[..org.entries.len() - published.len()];
+        // An `updated` date changes the output once it has come (see `render::render_org`).
+        let updates = || published.iter().filter_map(|entry| entry.updated);
+        let came = updates().filter(|updated| *updated <= now).max();
+        let coming = updates().filter(|updated| *updated > now).min();
+        let next_scheduled = scheduled.last().map(|entry| entry.date);
         OrgRecord {
             key: key.digest,
             stamp: key.stamp,
-            published_since: published.first().map(|entry| entry.date),
-            next_publication: scheduled.last().map(|entry| entry.date),
+            published_since: published.first().map(|entry| entry.date).max(came),
+            next_publication: match (next_scheduled, coming) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
             entries: published.len(),
             scheduled: scheduled.len(),
             files: files

@@ -23,10 +23,10 @@ fn llms_txt(org: &Org, feed: &FeedInfo, published: &[Entry]) -> Vec<u8> {
     let mut out = String::with_capacity(256 + published.len() * 160);
     let _ = write!(
         out,
-        "# {}\n\n> {}\n\nEvery update of {} is linked below, newest first, as Markdown. Main site: {}\n\n## Feeds\n\n",
-        one_line(&org.settings.title),
-        one_line(&org.settings.description),
-        one_line(&org.settings.title),
+        "# {}\n\n> {}\n\nEvery update of {} is linked below, newest first, as Markdown. Main site: <{}>\n\n## Feeds\n\n",
+        text(&org.settings.title),
+        text(&org.settings.description),
+        text(&org.settings.title),
         feed.website,
     );
     for (name, url) in [
@@ -42,12 +42,12 @@ fn llms_txt(org: &Org, feed: &FeedInfo, published: &[Entry]) -> Vec<u8> {
         let _ = write!(
             out,
             "- [{}]({}index.md): {}",
-            link_text(&entry.title),
+            text(&entry.title),
             entry.url,
             entry.date.format("%Y-%m-%d")
         );
         if let Some(summary) = &entry.summary {
-            let _ = write!(out, ", {}", one_line(summary));
+            let _ = write!(out, ", {}", text(summary));
         }
         out.push('\n');
     }
@@ -60,21 +60,22 @@ fn entry_markdown(entry: &Entry) -> Vec<u8> {
     let _ = write!(
         out,
         "# {}\n\n- Published: {}\n",
-        entry.title,
+        text(&entry.title),
         entry.date_published()
     );
     if let Some(updated) = entry.date_modified() {
         let _ = writeln!(out, "- Updated: {updated}");
     }
     if !entry.tags.is_empty() {
-        let _ = writeln!(out, "- Tags: {}", entry.tags.join(", "));
+        let tags: Vec<String> = entry.tags.iter().map(|tag| text(tag)).collect();
+        let _ = writeln!(out, "- Tags: {}", tags.join(", "));
     }
     let _ = writeln!(out, "- Permalink: {}", entry.url);
     if let Some(image) = &entry.image {
         let _ = writeln!(out, "- Image: {}", image.url);
     }
     if let Some(summary) = &entry.summary {
-        let _ = write!(out, "\n> {}\n", one_line(summary));
+        let _ = write!(out, "\n> {}\n", text(summary));
     }
     out.push('\n');
     out.push_str(entry.markdown.trim_start_matches(['\n', '\r']));
@@ -84,19 +85,24 @@ fn entry_markdown(entry: &Entry) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// Text on one line: its line breaks and runs of blanks made single spaces.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Text safe inside `[...]`: brackets and backslashes escaped.
-fn link_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '[' | ']' | '\\') {
-            out.push('\\');
+/// Plain text (a title, a summary, a tag) as Markdown that shows it as written, on one
+/// line: line breaks and runs of blanks made single spaces, and every character that could
+/// start a link, an autolink, HTML, an entity, emphasis, code or a heading escaped.
+fn text(plain: &str) -> String {
+    let mut out = String::with_capacity(plain.len() + 8);
+    for (i, word) in plain.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push(' ');
         }
-        out.push(c);
+        for c in word.chars() {
+            if matches!(
+                c,
+                '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '!' | '|' | '~' | '#'
+            ) {
+                out.push('\\');
+            }
+            out.push(c);
+        }
     }
     out
 }
@@ -106,8 +112,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn link_texts_cannot_close_early() {
-        assert_eq!(link_text("a] (b) [c\\"), "a\\] (b) \\[c\\\\");
-        assert_eq!(one_line("a\n  b\tc "), "a b c");
+    fn text_stays_text_in_markdown() {
+        assert_eq!(text("a] (b) [c\\"), "a\\] (b) \\[c\\\\");
+        assert_eq!(text("a\n  b\tc "), "a b c");
+        assert_eq!(
+            text("<https://x.io> [n](https://x.io) `c` **b** &amp; #1"),
+            "\\<https://x.io\\> \\[n\\](https://x.io) \\`c\\` \\*\\*b\\*\\* \\&amp; \\#1"
+        );
     }
 }

@@ -12,6 +12,7 @@ mod sitemap;
 mod tags;
 mod widget;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -146,7 +147,8 @@ impl Themes {
 /// Renders every page and feed of one org as of `now`, in memory (its files published as
 /// they are, see [`crate::output::read_assets`], are not rendered).
 pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<OutputFile>> {
-    let published = org.published(now);
+    let published = updates_come(org.published(now), now);
+    let published = published.as_ref();
     let mut listings = vec![Listing::changelog(org, published)];
     listings.extend(
         tags::group(published)
@@ -187,6 +189,23 @@ pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Ou
         widget::render(org, &listings[0].feed),
     ));
     Ok(files)
+}
+
+/// `published` as of `now`: an `updated` date still to come does not show yet, as a
+/// `date` still to come keeps its entry out (the cache knows when it comes). Entries are
+/// copied only when one has such a date.
+fn updates_come(published: &[Entry], now: DateTime<Utc>) -> Cow<'_, [Entry]> {
+    if !published
+        .iter()
+        .any(|entry| entry.updated.is_some_and(|updated| updated > now))
+    {
+        return Cow::Borrowed(published);
+    }
+    let mut copied = published.to_vec();
+    for entry in &mut copied {
+        entry.updated = entry.updated.filter(|updated| *updated <= now);
+    }
+    Cow::Owned(copied)
 }
 
 /// The `_headers` file at the root of the output, for the orgs given as slug and settings.

@@ -573,12 +573,12 @@ fn tag_length(html: &[u8]) -> usize {
 /// entry's text: about what a search result or a link card shows.
 const DESCRIPTION_LENGTH: usize = 200;
 
-/// A day as pages show it, in `timezone`: `November 1, 2026`. A date written without a
-/// time (`2026-11-01`, midnight UTC) is that day wherever the org is: shown in New York
+/// A day as pages show it, in `timezone`: `November 1, 2026`. A date written as a day
+/// (`is_day`: `2026-11-01`, midnight UTC) is that day wherever the org is: shown in New York
 /// it would otherwise read as the day before.
-fn display_date(date: DateTime<Utc>, timezone: Tz) -> String {
+fn display_date(date: DateTime<Utc>, is_day: bool, timezone: Tz) -> String {
     const FORMAT: &str = "%B %-d, %Y";
-    if date.time() == chrono::NaiveTime::MIN {
+    if is_day {
         return date.format(FORMAT).to_string();
     }
     date.with_timezone(&timezone).format(FORMAT).to_string()
@@ -591,9 +591,11 @@ fn entry_view<'a>(entry: &'a Entry, to_root: &str, timezone: Tz) -> EntryView<'a
         href: format!("{to_root}{}/", entry.id),
         url: &entry.url,
         date: entry.date_published(),
-        date_display: display_date(entry.date, timezone),
+        date_display: display_date(entry.date, entry.date_is_day, timezone),
         updated: entry.date_modified(),
-        updated_display: entry.updated.map(|date| display_date(date, timezone)),
+        updated_display: entry
+            .updated
+            .map(|date| display_date(date, entry.updated_is_day, timezone)),
         image: entry.image.as_ref().map(ImageView::of),
         tags: entry
             .tags
