@@ -30,18 +30,39 @@ pub fn decode_utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, Problem>
     })
 }
 
-/// The bytes of the regular file at `path`, refused when it is something else (a device, a
-/// pipe that would block) or longer than `max` bytes, which are never read.
+/// Opens the regular file at `path` for reading, refusing anything else (a device, or a
+/// named pipe, which would block) by what the opened file is, not by a look at the path
+/// before: the content may change while a build reads it. Without `follow_links`, a link
+/// is refused too (as a file that may not be one is, if it became one since the walk).
+pub fn open_regular(path: &Path, follow_links: bool) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let no_follow = if follow_links { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(libc::O_NONBLOCK | no_follow);
+    }
+    #[cfg(not(unix))]
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    Ok(file)
+}
+
+fn not_regular() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, "it is not a regular file")
+}
+
+/// The bytes of the regular file at `path` (see [`open_regular`]), refused when it is
+/// something else or longer than `max` bytes, which are never read.
 pub fn read_limited(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     use std::io::{Error as IoError, ErrorKind, Read};
-    // Looked at before opening: opening a named pipe blocks until someone writes to it.
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(IoError::new(
-            ErrorKind::InvalidInput,
-            "it is not a regular file",
-        ));
-    }
-    let file = std::fs::File::open(path)?;
+    let file = open_regular(path, true)?;
     let too_long = || {
         IoError::new(
             ErrorKind::InvalidInput,
@@ -169,6 +190,26 @@ impl<'t> Positions<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_open_and_never_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.png");
+        std::fs::write(&file, b"x").unwrap();
+        let link = dir.path().join("link.png");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let pipe = dir.path().join("pipe.png");
+        let name = std::ffi::CString::new(pipe.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid C string naming a path in our own temporary folder.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        assert!(open_regular(&file, false).is_ok());
+        assert!(open_regular(&link, true).is_ok());
+        assert!(open_regular(&link, false).is_err(), "a link, not followed");
+        // A named pipe with no writer: opening it for reading would wait for one.
+        assert!(open_regular(&pipe, true).is_err());
+        assert!(open_regular(dir.path(), true).is_err());
+    }
 
     #[test]
     fn what_xml_cannot_carry_is_replaced() {

@@ -29,7 +29,10 @@ pub fn size(path: &Path) -> Result<Option<Size>, String> {
             "`{name}` {NOT_A_PICTURE} (types: apng, avif, bmp, gif, ico, jpeg, jpg, png, svg, webp)"
         ));
     }
-    match imagesize::size(path) {
+    let read = crate::text::open_regular(path, false)
+        .map_err(imagesize::ImageError::IoError)
+        .and_then(|file| imagesize::reader_size(std::io::BufReader::new(file)));
+    match read {
         // A size no browser draws is a header read wrong (a top-down BMP's negative height,
         // an OS/2 BMP, WebP's scale bits): the picture is shown without one.
         Ok(size) if size.width > MAX_SIDE || size.height > MAX_SIDE => Ok(None),

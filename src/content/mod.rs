@@ -438,8 +438,10 @@ fn read_settings_file(path: &Path, root: &Path) -> Result<Option<Vec<u8>>, Probl
     if !metadata.is_file() {
         return Err(Problem::file(path, NOT_A_REGULAR_FILE));
     }
-    std::fs::read(path)
-        .map(Some)
+    let mut bytes = Vec::new();
+    text::open_regular(path, true)
+        .and_then(|mut file| std::io::Read::read_to_end(&mut file, &mut bytes))
+        .map(|_| Some(bytes))
         .map_err(|e| Problem::file(path, format!("cannot read: {e}")))
 }
 

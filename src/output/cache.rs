@@ -257,8 +257,9 @@ pub fn org_key(
     let mut bytes = Vec::new();
     for source in folder.sources() {
         bytes.clear();
-        // A file too large to be content is not read: loading the org reports it.
-        let mut file = std::fs::File::open(source).ok()?;
+        // A file too large to be content, or no regular file (any more), is not read:
+        // loading the org reports it.
+        let mut file = crate::text::open_regular(source, true).ok()?;
         if file.metadata().ok()?.len() > MAX_ENTRY_BYTES {
             return None;
         }

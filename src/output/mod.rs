@@ -45,7 +45,13 @@ pub fn read_assets(org: &Org, now: DateTime<Utc>) -> Result<Vec<OutputFile>> {
 }
 
 fn read_asset(asset: &Asset) -> Result<Vec<u8>> {
-    std::fs::read(&asset.source).map_err(read_error(&asset.source))
+    // Not followed: a file of the org folder that became a link since the walk could lead
+    // anywhere.
+    let mut bytes = Vec::new();
+    crate::text::open_regular(&asset.source, false)
+        .and_then(|mut file| std::io::Read::read_to_end(&mut file, &mut bytes))
+        .map_err(read_error(&asset.source))?;
+    Ok(bytes)
 }
 
 /// Holds the lock of the builds that write `output` while the returned handle lives: one
