@@ -376,7 +376,7 @@ impl<'a> OrgPages<'a> {
                 title: &org.settings.title,
                 description: &org.settings.description,
                 language: &org.settings.language,
-                locale: org.settings.language.replace('-', "_"),
+                locale: og_locale(&org.settings.language),
                 url: &org.url,
                 website: &feed.website,
                 changelog_url: &feed.home_page_url,
@@ -569,6 +569,23 @@ fn tag_length(html: &[u8]) -> usize {
     html.len()
 }
 
+/// A BCP 47 language tag as OpenGraph writes a locale, `language_TERRITORY`: the language
+/// and the region, if the tag names one (`zh-Hant-TW` → `zh_TW`, `pt-br` → `pt_BR`, `de` →
+/// `de`); scripts, variants and extensions are left out.
+fn og_locale(language: &str) -> String {
+    let mut parts = language.split('-');
+    let mut locale = parts.next().unwrap_or_default().to_ascii_lowercase();
+    let region = parts.take_while(|part| part.len() != 1).find(|part| {
+        (part.len() == 2 && part.chars().all(|c| c.is_ascii_alphabetic()))
+            || (part.len() == 3 && part.chars().all(|c| c.is_ascii_digit()))
+    });
+    if let Some(region) = region {
+        locale.push('_');
+        locale.push_str(&region.to_ascii_uppercase());
+    }
+    locale
+}
+
 /// How long the description of an entry's page is, at most, when it is the start of the
 /// entry's text: about what a search result or a link card shows.
 const DESCRIPTION_LENGTH: usize = 200;
@@ -610,6 +627,20 @@ fn entry_view<'a>(entry: &'a Entry, to_root: &str, timezone: Tz) -> EntryView<'a
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn locales_are_language_and_territory() {
+        for (tag, locale) in [
+            ("en", "en"),
+            ("pt-BR", "pt_BR"),
+            ("zh-Hant-TW", "zh_TW"),
+            ("en-US-u-ca-buddhist", "en_US"),
+            ("es-419", "es_419"),
+            ("de-x-ab", "de"),
+        ] {
+            assert_eq!(og_locale(tag), locale, "{tag}");
+        }
+    }
 
     #[test]
     fn wide_blocks_scroll_on_their_own() {
