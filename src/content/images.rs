@@ -53,6 +53,11 @@ pub fn size(path: &Path) -> Result<Option<Size>, String> {
 /// `html` (an entry's sanitized HTML) with `width` and `height` on each `<img>` whose `src`
 /// is one of `sized` (absolute URLs with their sizes) and that has neither already.
 pub fn add_sizes(html: &str, sized: &[(String, Size)]) -> String {
+    // The URLs as the HTML writes them in `src`, escaped once.
+    let sized: Vec<(String, Size)> = sized
+        .iter()
+        .map(|(url, size)| (url.replace('&', "&amp;"), *size))
+        .collect();
     let mut out = String::with_capacity(html.len() + sized.len() * 32);
     let mut copied = 0;
     for (at, _) in html.match_indices("<img ") {
@@ -64,10 +69,7 @@ pub fn add_sizes(html: &str, sized: &[(String, Size)]) -> String {
         let Some(src) = attribute(tag, "src") else {
             continue;
         };
-        let Some((_, (width, height))) = sized
-            .iter()
-            .find(|(url, _)| src == url.replace('&', "&amp;"))
-        else {
+        let Some((_, (width, height))) = sized.iter().find(|(url, _)| src == url) else {
             continue;
         };
         let insert = at + "<img".len();

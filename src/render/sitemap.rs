@@ -17,14 +17,16 @@ const MAX_URLS: usize = 50_000;
 /// `robots.txt` and the sitemap files of `org`, whose pages are those of `listings` (the
 /// changelog first, whose entries have pages of their own): `(name, bytes)`.
 pub fn render(org: &Org, listings: &[Listing<'_>]) -> Vec<(String, Vec<u8>)> {
-    let sitemap_url = format!("{}/sitemap.xml", org.url);
     if org.settings.noindex {
         return vec![(
             "robots.txt".to_string(),
             b"User-agent: *\nDisallow: /\n".to_vec(),
         )];
     }
-    let robots = format!("User-agent: *\nAllow: /\n\nSitemap: {sitemap_url}\n");
+    let robots = format!(
+        "User-agent: *\nAllow: /\n\nSitemap: {}/sitemap.xml\n",
+        org.url
+    );
     let mut files = vec![("robots.txt".to_string(), robots.into_bytes())];
     files.extend(sitemaps(&org.url, &page_urls(org, listings), MAX_URLS));
     files
