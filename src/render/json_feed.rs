@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::feed_items::FeedItems;
 use super::FeedInfo;
 use crate::content::{Entry, EntryJson};
 
@@ -20,7 +21,8 @@ struct Feed<'a> {
     icon: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     favicon: Option<&'a str>,
-    items: Vec<Item<'a>>,
+    /// Always written empty: the items made once each are put in afterwards.
+    items: &'a [Item<'a>],
 }
 
 #[derive(Serialize)]
@@ -36,9 +38,13 @@ struct Item<'a> {
     date_modified: Option<String>,
 }
 
+/// How the feed's pretty-printed JSON ends where its items are empty, and where they are not.
+const NO_ITEMS_END: &[u8] = b"[]\n}";
+const ITEMS_END: &[u8] = b"\n  ]\n}";
+
 /// The JSON Feed document for `entries` (already limited and in feed order), with the
 /// channel fields of `info`: an org's whole changelog or one of its tags.
-pub fn render(info: &FeedInfo, entries: &[&Entry]) -> Vec<u8> {
+pub fn render(info: &FeedInfo, entries: &[&Entry], items: &FeedItems) -> Vec<u8> {
     let feed = Feed {
         version: VERSION,
         title: &info.title,
@@ -48,23 +54,50 @@ pub fn render(info: &FeedInfo, entries: &[&Entry]) -> Vec<u8> {
         language: &info.language,
         icon: info.icon.as_deref(),
         favicon: info.icon.as_deref(),
-        items: entries
-            .iter()
-            .map(|entry| Item {
-                entry: entry.json(),
-                summary: entry.summary.as_deref(),
-                image: entry.image.as_ref().map(|image| image.url.as_str()),
-                date_modified: entry.date_modified(),
-            })
-            .collect(),
+        items: &[],
     };
-    // Room for every item's HTML, escaped, and the fields around it.
     let room: usize = entries
         .iter()
-        .map(|entry| entry.content_html.len() * 9 / 8 + 1024)
+        .map(|entry| items.get(entry).json.len() + 1)
         .sum();
     let mut bytes = Vec::with_capacity(room + 2048);
     serde_json::to_writer_pretty(&mut bytes, &feed).expect("a feed of strings always serializes");
+    if !entries.is_empty() {
+        debug_assert!(bytes.ends_with(NO_ITEMS_END));
+        bytes.truncate(bytes.len() - NO_ITEMS_END.len());
+        bytes.push(b'[');
+        for (n, entry) in entries.iter().enumerate() {
+            if n > 0 {
+                bytes.push(b',');
+            }
+            bytes.extend_from_slice(&items.get(entry).json);
+        }
+        bytes.extend_from_slice(ITEMS_END);
+    }
     bytes.push(b'\n');
+    bytes
+}
+
+/// One entry's item as it stands in a feed's `items`: on its own line, indented.
+pub fn item(entry: &Entry) -> Vec<u8> {
+    // The item is written where it stands in a feed, inside `{"items": [`, which is then cut
+    // off with the closing brackets: the pretty printer indents by depth.
+    #[derive(Serialize)]
+    struct Wrapper<'a> {
+        items: &'a [Item<'a>],
+    }
+    const START: &[u8] = b"{\n  \"items\": [";
+    let item = Item {
+        entry: entry.json(),
+        summary: entry.summary.as_deref(),
+        image: entry.image.as_ref().map(|image| image.url.as_str()),
+        date_modified: entry.date_modified(),
+    };
+    let mut bytes = Vec::with_capacity(entry.content_html.len() * 9 / 8 + 1024);
+    serde_json::to_writer_pretty(&mut bytes, &Wrapper { items: &[item] })
+        .expect("an item of strings always serializes");
+    debug_assert!(bytes.starts_with(START) && bytes.ends_with(ITEMS_END));
+    bytes.truncate(bytes.len() - ITEMS_END.len());
+    bytes.drain(..START.len());
     bytes
 }

@@ -3,6 +3,7 @@
 
 mod atom;
 mod favicon;
+mod feed_items;
 mod headers;
 mod json_feed;
 mod machines;
@@ -121,8 +122,8 @@ impl<'a> Listing<'a> {
     }
 
     /// The entries its feeds hold: the newest `feed_limit`.
-    fn in_feeds(&self, org: &Org) -> &[&'a Entry] {
-        &self.entries[..self.entries.len().min(org.settings.feed_limit)]
+    fn in_feeds(&self, feed_limit: usize) -> &[&'a Entry] {
+        &self.entries[..self.entries.len().min(feed_limit)]
     }
 }
 
@@ -157,16 +158,19 @@ pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Ou
     );
     let pages = page::OrgPages::new(theme, org, &listings[0].feed);
     let folder = Path::new(&org.slug).join("changelog");
+    let feed_limit = org.settings.feed_limit;
+    let items = feed_items::FeedItems::new(&listings, feed_limit);
     let mut files = Vec::new();
     for listing in &listings {
         let at = folder.join(&listing.folder);
-        let in_feeds = listing.in_feeds(org);
-        files.push((at.join("feed.xml"), rss::render(&listing.feed, in_feeds)));
+        let in_feeds = listing.in_feeds(feed_limit);
+        let feed = &listing.feed;
+        files.push((at.join("feed.xml"), rss::render(feed, in_feeds, &items)));
         files.push((
             at.join("feed.json"),
-            json_feed::render(&listing.feed, in_feeds),
+            json_feed::render(feed, in_feeds, &items),
         ));
-        files.push((at.join("atom.xml"), atom::render(&listing.feed, in_feeds)));
+        files.push((at.join("atom.xml"), atom::render(feed, in_feeds, &items)));
         for (path, bytes) in pages.listing(listing)? {
             files.push((at.join(path), bytes));
         }

@@ -364,6 +364,44 @@ proptest! {
     }
 
     #[test]
+    fn every_feed_carries_each_entrys_html_as_it_is(
+        bodies in proptest::collection::vec(hostile_markdown(), 1..4),
+    ) {
+        let content = Content::new();
+        for (i, body) in bodies.iter().enumerate() {
+            let entry = format!("---\ntitle: Entry {i}\ndate: 2026-11-0{}\ntags: [a]\n---\n{body}", i + 1);
+            content.entry(&format!("e{i}.md"), entry.as_bytes());
+        }
+        let index = match content.load() {
+            Ok(index) => index,
+            Err(error) => return Err(TestCaseError::reject(error.to_string())),
+        };
+        let mut html: Vec<String> = index.org("acme").expect("the org").entries.iter()
+            .map(|entry| entry.content_html.trim().to_string()).collect();
+        html.sort();
+        let mut feeds = 0;
+        for (path, bytes) in render_all(&index) {
+            let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+            if !["feed.xml", "feed.json", "atom.xml"].contains(&name) {
+                continue;
+            }
+            feeds += 1;
+            let feed = feed_rs::parser::parse(bytes.as_slice())
+                .map_err(|e| TestCaseError::fail(format!("{}: {e}", path.display())))?;
+            let mut carried: Vec<String> = feed.entries.iter().map(|entry| {
+                // RSS's description is feed-rs's summary, Atom's and JSON Feed's content its
+                // content; feed-rs trims the text of an element.
+                entry.content.as_ref().and_then(|c| c.body.clone())
+                    .or_else(|| entry.summary.as_ref().map(|s| s.content.clone()))
+                    .unwrap_or_default().trim().to_string()
+            }).collect();
+            carried.sort();
+            prop_assert_eq!(&carried, &html, "{}", path.display());
+        }
+        prop_assert_eq!(feeds, 6, "the org's three feeds and those of its tag");
+    }
+
+    #[test]
     fn sanitized_html_holds_no_script_handler_or_dangerous_url(body in hostile_markdown()) {
         let content = Content::new();
         content.entry("entry.md", &entry_with_body(&body));
