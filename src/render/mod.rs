@@ -156,7 +156,7 @@ pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Ou
             .into_iter()
             .map(|group| Listing::tagged(org, group)),
     );
-    let pages = page::OrgPages::new(theme, org, &listings[0].feed);
+    let pages = page::OrgPages::new(theme, org, &listings[0].feed, published);
     let folder = Path::new(&org.slug).join("changelog");
     let feed_limit = org.settings.feed_limit;
     let items = feed_items::FeedItems::new(&listings, feed_limit);

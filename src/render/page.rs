@@ -7,7 +7,7 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
-use tera::{Context, Tera, Value};
+use tera::{Context, Tera};
 
 use super::{tags, FeedInfo, Listing};
 use crate::color::Color;
@@ -239,16 +239,19 @@ struct EntryView<'a> {
     /// The entry's absolute permalink.
     url: &'a str,
     /// `YYYY-MM-DDTHH:MM:SSZ`, for `<time datetime>`.
-    date: String,
+    date: &'a str,
     /// Like `November 1, 2026`: the day in the org's time zone.
-    date_display: String,
+    date_display: &'a str,
     /// The last change, if any: as `date` and `date_display` are.
-    updated: Option<String>,
-    updated_display: Option<String>,
+    updated: Option<&'a str>,
+    updated_display: Option<&'a str>,
     image: Option<ImageView<'a>>,
     tags: Vec<TagView<'a>>,
     summary: Option<&'a str>,
+    /// The sanitized HTML of the body, as the feeds carry it.
     content_html: &'a str,
+    /// The same made for a page (see [`scroll_regions`]).
+    page_html: &'a str,
 }
 
 /// Links between the pages of a listing, relative to the current page.
@@ -327,7 +330,6 @@ impl Theme {
                 source,
             })?;
         tera.set_escape_fn(crate::html::escape);
-        tera.register_filter("scrollable", scrollable_filter);
         Ok(Theme {
             tera,
             label,
@@ -360,15 +362,42 @@ impl Theme {
 pub struct OrgPages<'a> {
     theme: &'a Theme,
     org: OrgView<'a>,
-    timezone: Tz,
     /// The changelog's feeds, offered on entry pages.
     feed: &'a FeedInfo,
     page_size: usize,
+    /// What each published entry shows the same on every page, by id: an entry is on its
+    /// own page, a page of the changelog and one of each of its tags.
+    shown: HashMap<&'a str, Shown>,
+}
+
+/// The parts of an entry's view made once for all the pages it is on.
+struct Shown {
+    date: String,
+    date_display: String,
+    updated: Option<String>,
+    updated_display: Option<String>,
+    page_html: String,
 }
 
 impl<'a> OrgPages<'a> {
-    /// Pages of `org`, whose changelog has the feeds `feed`.
-    pub fn new(theme: &'a Theme, org: &'a Org, feed: &'a FeedInfo) -> Self {
+    /// Pages of `org`, whose changelog has the feeds `feed` and the entries `published`.
+    pub fn new(theme: &'a Theme, org: &'a Org, feed: &'a FeedInfo, published: &'a [Entry]) -> Self {
+        let timezone = org.settings.timezone;
+        let shown = published
+            .iter()
+            .map(|entry| {
+                let shown = Shown {
+                    date: entry.date_published(),
+                    date_display: display_date(entry.date, entry.date_is_day, timezone),
+                    updated: entry.date_modified(),
+                    updated_display: entry
+                        .updated
+                        .map(|date| display_date(date, entry.updated_is_day, timezone)),
+                    page_html: scroll_regions(&entry.content_html),
+                };
+                (entry.id.as_str(), shown)
+            })
+            .collect();
         OrgPages {
             theme,
             org: OrgView {
@@ -391,9 +420,9 @@ impl<'a> OrgPages<'a> {
                 noindex: org.settings.noindex,
                 accent: Accent::of(org),
             },
-            timezone: org.settings.timezone,
             feed,
             page_size: org.settings.page_size,
+            shown,
         }
     }
 
@@ -440,7 +469,7 @@ impl<'a> OrgPages<'a> {
                 }),
                 entries: chunk
                     .iter()
-                    .map(|e| entry_view(e, &to_root, self.timezone))
+                    .map(|entry| self.entry_view(entry, &to_root))
                     .collect(),
                 pagination: Pagination {
                     number,
@@ -499,7 +528,7 @@ impl<'a> OrgPages<'a> {
                         published: Some(entry.date_published()),
                         modified: entry.date_modified(),
                     },
-                    entry: entry_view(entry, "../", self.timezone),
+                    entry: self.entry_view(entry, "../"),
                     canonical_url: &entry.url,
                     changelog_href: "../",
                     feeds_href: "../",
@@ -517,14 +546,6 @@ impl<'a> OrgPages<'a> {
 /// on page 1 of the changelog, where links into the changelog are plain relative paths.
 fn relative_root(depth: usize) -> String {
     "../".repeat(depth)
-}
-
-/// The tera filter `scrollable`: see [`scroll_regions`].
-fn scrollable_filter(value: &Value, _: &HashMap<String, Value>) -> tera::Result<Value> {
-    let html = value
-        .as_str()
-        .ok_or_else(|| tera::Error::msg("the `scrollable` filter takes a string of HTML"))?;
-    Ok(Value::String(scroll_regions(html)))
 }
 
 /// Lets the wide blocks of an entry's (sanitized) HTML scroll sideways on their own and be
@@ -601,26 +622,30 @@ fn display_date(date: DateTime<Utc>, is_day: bool, timezone: Tz) -> String {
     date.with_timezone(&timezone).format(FORMAT).to_string()
 }
 
-fn entry_view<'a>(entry: &'a Entry, to_root: &str, timezone: Tz) -> EntryView<'a> {
-    EntryView {
-        id: &entry.id,
-        title: &entry.title,
-        href: format!("{to_root}{}/", entry.id),
-        url: &entry.url,
-        date: entry.date_published(),
-        date_display: display_date(entry.date, entry.date_is_day, timezone),
-        updated: entry.date_modified(),
-        updated_display: entry
-            .updated
-            .map(|date| display_date(date, entry.updated_is_day, timezone)),
-        image: entry.image.as_ref().map(ImageView::of),
-        tags: entry
-            .tags
-            .iter()
-            .map(|tag| TagView::new(tag, to_root))
-            .collect(),
-        summary: entry.summary.as_deref(),
-        content_html: &entry.content_html,
+impl<'a> OrgPages<'a> {
+    /// The view of `entry`, one of the published entries, on a page `to_root` away from
+    /// `changelog/`.
+    fn entry_view(&self, entry: &'a Entry, to_root: &str) -> EntryView<'_> {
+        let shown = &self.shown[entry.id.as_str()];
+        EntryView {
+            id: &entry.id,
+            title: &entry.title,
+            href: format!("{to_root}{}/", entry.id),
+            url: &entry.url,
+            date: &shown.date,
+            date_display: &shown.date_display,
+            updated: shown.updated.as_deref(),
+            updated_display: shown.updated_display.as_deref(),
+            image: entry.image.as_ref().map(ImageView::of),
+            tags: entry
+                .tags
+                .iter()
+                .map(|tag| TagView::new(tag, to_root))
+                .collect(),
+            summary: entry.summary.as_deref(),
+            content_html: &entry.content_html,
+            page_html: &shown.page_html,
+        }
     }
 }
 
