@@ -172,6 +172,9 @@ pub struct OutputTree {
     mounted: bool,
     /// Every file of the new tree, and the ones among them to move in from `staging`.
     written: Mutex<Written>,
+    /// The folders made in `staging` so far: most files share theirs with others, and a
+    /// `mkdir` that finds the folder there costs the kernel a path walk each time.
+    folders: Mutex<HashSet<PathBuf>>,
     committed: bool,
 }
 
@@ -245,6 +248,7 @@ impl OutputTree {
             kept,
             mounted,
             written: Mutex::default(),
+            folders: Mutex::default(),
             committed: false,
         })
     }
@@ -264,7 +268,7 @@ impl OutputTree {
         if !unchanged {
             let path = self.staging.join(relative);
             if let Some(folder) = path.parent() {
-                std::fs::create_dir_all(folder).map_err(write_error(folder))?;
+                self.make_folder(folder)?;
             }
             std::fs::write(&path, bytes).map_err(write_error(&path))?;
         }
@@ -275,6 +279,21 @@ impl OutputTree {
         written.all.insert(relative.to_path_buf());
         if !unchanged {
             written.staged.push(relative.to_path_buf());
+        }
+        Ok(())
+    }
+
+    /// Makes `folder` in `staging` unless it was made already. Not under the lock, which
+    /// would have the other writers wait on the kernel.
+    fn make_folder(&self, folder: &Path) -> Result<()> {
+        let folders = || {
+            self.folders
+                .lock()
+                .expect("no writer panics holding the lock")
+        };
+        if !folders().contains(folder) {
+            std::fs::create_dir_all(folder).map_err(write_error(folder))?;
+            folders().insert(folder.to_path_buf());
         }
         Ok(())
     }
