@@ -15,6 +15,7 @@ mod digest;
 pub mod error;
 mod html;
 pub mod keys;
+pub mod locale;
 pub mod media;
 pub mod output;
 pub mod render;

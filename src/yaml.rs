@@ -20,6 +20,15 @@ pub struct Mapping<'a> {
     fields: Vec<Field>,
 }
 
+/// One `name: text` pair of a nested mapping (see [`Mapping::string_map`]), with where its
+/// name is written (1-based line and column).
+pub struct NestedString {
+    pub key: String,
+    pub value: String,
+    pub line: usize,
+    pub column: usize,
+}
+
 /// One `key: value` pair of a [`Mapping`].
 pub struct Field {
     pub key: String,
@@ -423,6 +432,65 @@ impl<'a> Mapping<'a> {
                 None
             }
         }
+    }
+
+    /// The value of `key` as a mapping of strings to strings, each with where its key is
+    /// written in `text`, the mapping's text (block style; in flow style, where the mapping
+    /// starts). Any other value is a problem.
+    pub fn string_map(
+        &self,
+        text: &str,
+        key: &str,
+        problems: &mut Vec<Problem>,
+    ) -> Option<Vec<NestedString>> {
+        let field = self.get(key)?;
+        let entries = match &field.value {
+            Value::Null => Some(Vec::new()),
+            Value::Mapping(mapping) => mapping
+                .iter()
+                .map(|(key, value)| Some((key.as_str()?, value.as_str()?)))
+                .collect::<Option<Vec<_>>>(),
+            _ => None,
+        };
+        let Some(entries) = entries else {
+            problems.push(self.problem(
+                field,
+                format!("`{key}` must map names to text, like `{key}:` and then `  name: \"text\"` lines"),
+            ));
+            return None;
+        };
+        // The block below `key:`: the indented lines that follow it.
+        let block: Vec<(usize, &str)> = text
+            .lines()
+            .enumerate()
+            .skip(field.line.saturating_sub(self.first_line) + 1)
+            .take_while(|(_, line)| line.is_empty() || line.starts_with([' ', '\t', '#']))
+            .collect();
+        let nested = entries
+            .into_iter()
+            .map(|(name, value)| {
+                let (line, column) = block
+                    .iter()
+                    .find_map(|(index, line)| {
+                        let trimmed = line.trim_start();
+                        let indent = line.chars().count() - trimmed.chars().count();
+                        value_column(trimmed, name).map(|_| (self.first_line + index, indent + 1))
+                    })
+                    .unwrap_or((field.line, field.value_column));
+                NestedString {
+                    key: name.to_string(),
+                    value: value.to_string(),
+                    line,
+                    column,
+                }
+            })
+            .collect();
+        Some(nested)
+    }
+
+    /// A problem at `line:column` of the mapping's file.
+    pub fn problem_at(&self, line: usize, column: usize, message: impl Into<String>) -> Problem {
+        Problem::new(self.path, line, column, message)
     }
 
     /// The value of `key` as `true` or `false`.

@@ -148,6 +148,8 @@ pub struct OrgFolder {
     pub url: String,
     /// Its `_org.yaml`, or the defaults.
     pub settings: OrgSettings,
+    /// What its `_org.yaml` holds that works but is likely a mistake.
+    settings_warnings: Vec<Problem>,
     /// Where it is.
     folder: PathBuf,
     /// `_org.yaml`, when there is one.
@@ -248,12 +250,19 @@ fn scan_org(
             None => Ok(asset.source.clone()),
         })
     };
+    let mut settings_warnings = Vec::new();
     let (settings, settings_file) = match read_settings_file(&settings_path, root) {
         Ok(Some(bytes)) => (
-            OrgSettings::parse(&settings_path, &bytes, &slug, site, file).unwrap_or_else(|found| {
-                problems.extend(found);
-                OrgSettings::defaults(&slug, site)
-            }),
+            match OrgSettings::parse(&settings_path, &bytes, &slug, site, file) {
+                Ok((settings, warnings)) => {
+                    settings_warnings = warnings;
+                    settings
+                }
+                Err(found) => {
+                    problems.extend(found);
+                    OrgSettings::defaults(&slug, site)
+                }
+            },
             Some(settings_path),
         ),
         Ok(None) => (OrgSettings::defaults(&slug, site), None),
@@ -266,6 +275,7 @@ fn scan_org(
         url: site.org_url(&slug),
         slug,
         settings,
+        settings_warnings,
         folder,
         settings_file,
         entry_files,
@@ -362,7 +372,7 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
     let mut problems = Vec::new();
     let mut drafts = Vec::new();
     let mut links = Vec::new();
-    let mut warnings = Vec::new();
+    let mut warnings = folder.settings_warnings.clone();
     let mut tag_pages = TagPages::default();
     let mut pictures = HashMap::new();
     for result in parsed {

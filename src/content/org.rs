@@ -2,11 +2,14 @@
 
 use std::path::{Path, PathBuf};
 
+use std::collections::BTreeMap;
+
 use chrono_tz::Tz;
 
 use crate::color::Color;
 use crate::config::SiteConfig;
 use crate::error::Problem;
+use crate::locale;
 use crate::text;
 use crate::yaml::{self, Mapping};
 
@@ -24,6 +27,7 @@ pub const KEYS: &[&str] = &[
     "logo",
     "timezone",
     "noindex",
+    "strings",
 ];
 
 /// An organization's settings, with every default filled in.
@@ -55,6 +59,8 @@ pub struct OrgSettings {
     pub timezone: Tz,
     /// Whether search engines are asked to stay away (no sitemap, `noindex` pages).
     pub noindex: bool,
+    /// Words of the pages in place of the language's own, by key of [`locale::KEYS`].
+    pub strings: BTreeMap<String, String>,
 }
 
 /// An org's `logo`: a file of its folder, or an https address.
@@ -83,18 +89,19 @@ impl OrgSettings {
             logo: None,
             timezone: Tz::UTC,
             noindex: false,
+            strings: BTreeMap::new(),
         }
     }
 
-    /// Reads `_org.yaml` over the defaults; `file` finds a file of the org folder by its
-    /// path there, or says why it may not be the `logo`.
+    /// Reads `_org.yaml` over the defaults, with the warnings it gives; `file` finds a file
+    /// of the org folder by its path there, or says why it may not be the `logo`.
     pub fn parse(
         path: &Path,
         bytes: &[u8],
         slug: &str,
         site: &SiteConfig,
         file: impl Fn(&str) -> Option<Result<PathBuf, String>>,
-    ) -> Result<Self, Vec<Problem>> {
+    ) -> Result<(Self, Vec<Problem>), Vec<Problem>> {
         let text = text::decode_utf8(path, bytes).map_err(|p| vec![p])?;
         let map = yaml::parse_mapping(path, text, 1).map_err(|p| vec![p])?;
         let mut problems = Vec::new();
@@ -123,7 +130,27 @@ impl OrgSettings {
             logo: read_logo(&map, &mut problems),
             timezone: read_timezone(&map, &mut problems),
             noindex: map.bool("noindex", &mut problems).unwrap_or(false),
+            strings: BTreeMap::new(),
         };
+        let mut settings = settings;
+        let mut warnings = Vec::new();
+        settings.strings = read_strings(&map, text, &mut problems, &mut warnings);
+        if map.get("description").is_none() {
+            // The default, in the org's language.
+            settings.description = locale::Words::new(&settings.language, &settings.strings)
+                .get("description", &[("org", &display_name(slug))]);
+        }
+        if let Some(field) = map.get("language") {
+            if is_language_tag(&settings.language) && !locale::has_words(&settings.language) {
+                warnings.push(map.problem(
+                    field,
+                    format!(
+                        "shiplog has no words of its own in `{}`: pages show English words unless `strings:` gives them",
+                        settings.language
+                    ),
+                ));
+            }
+        }
         settings.check(&map, site, &mut problems);
         if let (Some(Logo::File(logo)), Some(field)) = (&settings.logo, map.get("logo")) {
             let found = match file(logo) {
@@ -136,7 +163,7 @@ impl OrgSettings {
             }
         }
         if problems.is_empty() {
-            Ok(settings)
+            Ok((settings, warnings))
         } else {
             Err(problems)
         }
@@ -189,6 +216,43 @@ impl OrgSettings {
             }
         }
     }
+}
+
+/// `strings`: words in place of the language's own. A key shiplog does not know, or a word
+/// that leaves out the number it is for, is a warning: the page still reads.
+fn read_strings(
+    map: &Mapping<'_>,
+    text: &str,
+    problems: &mut Vec<Problem>,
+    warnings: &mut Vec<Problem>,
+) -> BTreeMap<String, String> {
+    let mut strings = BTreeMap::new();
+    for word in map
+        .string_map(text, "strings", problems)
+        .unwrap_or_default()
+    {
+        let at = |message: String| map.problem_at(word.line, word.column, message);
+        if !locale::KEYS.contains(&word.key.as_str()) {
+            warnings.push(at(format!(
+                "`strings` has no word `{}`; the words are: {}",
+                word.key,
+                locale::KEYS.join(", ")
+            )));
+            continue;
+        }
+        if word.value.chars().any(text::is_unwritable) {
+            problems.push(at(format!(
+                "`strings.{}` must not hold control characters",
+                word.key
+            )));
+            continue;
+        }
+        if let Some(wrong) = locale::check_word(&word.key, &word.value) {
+            warnings.push(at(format!("`strings.{}` {wrong}", word.key)));
+        }
+        strings.insert(word.key, word.value);
+    }
+    strings
 }
 
 /// `accent_color`, when it is a colour; an empty one is a problem (an unquoted `#` starts a
@@ -317,7 +381,7 @@ mod tests {
     fn theme_and_accent_color_are_checked() {
         let path = Path::new("content/acme/_org.yaml");
         let site = SiteConfig::default();
-        let settings = OrgSettings::parse(
+        let (settings, _) = OrgSettings::parse(
             path,
             b"accent_color: \"#6E56CF\"\ntheme: default\n",
             "acme",

@@ -24,6 +24,7 @@ pub use widget::SOURCE as WIDGET_SOURCE;
 
 use crate::content::{Entry, Org, OrgSettings};
 use crate::error::Result;
+use crate::locale::Words;
 use crate::slug;
 
 /// One list of entries with its own pages and feeds: an org's whole changelog, or the
@@ -98,7 +99,7 @@ impl<'a> Listing<'a> {
     }
 
     /// The entries of one tag, at `changelog/tags/<slug>/`.
-    fn tagged(org: &Org, group: tags::TagGroup<'a>) -> Self {
+    fn tagged(org: &Org, words: &Words, group: tags::TagGroup<'a>) -> Self {
         let home = format!(
             "{}/changelog/{}/{}",
             org.url,
@@ -111,8 +112,9 @@ impl<'a> Listing<'a> {
                 org,
                 format!("{} \u{2014} {}", org.settings.title, group.name),
                 format!(
-                    "Updates tagged \u{201c}{}\u{201d}. {}",
-                    group.name, org.settings.description
+                    "{} {}",
+                    words.get("tag_feed", &[("tag", group.name)]),
+                    org.settings.description
                 ),
                 home,
             ),
@@ -150,13 +152,14 @@ impl Themes {
 pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<OutputFile>> {
     let published = updates_come(org.published(now), now);
     let published = published.as_ref();
+    let words = Words::new(&org.settings.language, &org.settings.strings);
     let mut listings = vec![Listing::changelog(org, published)];
     listings.extend(
         tags::group(published)
             .into_iter()
-            .map(|group| Listing::tagged(org, group)),
+            .map(|group| Listing::tagged(org, &words, group)),
     );
-    let pages = page::OrgPages::new(theme, org, &listings[0].feed, published);
+    let pages = page::OrgPages::new(theme, org, &words, &listings[0].feed, published);
     let folder = Path::new(&org.slug).join("changelog");
     let feed_limit = org.settings.feed_limit;
     let items = feed_items::FeedItems::new(&listings, feed_limit);
@@ -190,7 +193,7 @@ pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Ou
     ));
     files.push((
         folder.join(widget::FILE),
-        widget::render(org, &listings[0].feed),
+        widget::render(org, &words, &listings[0].feed),
     ));
     Ok(files)
 }

@@ -14,6 +14,7 @@ use crate::color::Color;
 use crate::config::DEFAULT_THEME;
 use crate::content::{Entry, Image, Org};
 use crate::error::{Error, Result};
+use crate::locale::Words;
 use crate::{digest, slug};
 
 /// The built-in theme, `themes/default/`, compiled into the binary.
@@ -97,6 +98,10 @@ struct OrgView<'a> {
     /// Asks search engines not to index the pages.
     noindex: bool,
     accent: Accent,
+    /// `rtl` for a language written right to left, else `ltr`.
+    dir: &'static str,
+    /// The pages' words in the org's language (see [`Words`]).
+    words: &'a Words,
 }
 
 /// How a page shows when its link is shared: OpenGraph and Twitter card values.
@@ -261,6 +266,10 @@ struct Pagination {
     total: usize,
     newer: Option<String>,
     older: Option<String>,
+    /// Like `Page 2 of 5`, in the org's language.
+    label: String,
+    /// Like `page 2`, for the title of a page after the first.
+    title: String,
 }
 
 /// A page of a listing: `changelog.html`.
@@ -380,19 +389,26 @@ struct Shown {
 }
 
 impl<'a> OrgPages<'a> {
-    /// Pages of `org`, whose changelog has the feeds `feed` and the entries `published`.
-    pub fn new(theme: &'a Theme, org: &'a Org, feed: &'a FeedInfo, published: &'a [Entry]) -> Self {
+    /// Pages of `org` with the words `words`, whose changelog has the feeds `feed` and the
+    /// entries `published`.
+    pub fn new(
+        theme: &'a Theme,
+        org: &'a Org,
+        words: &'a Words,
+        feed: &'a FeedInfo,
+        published: &'a [Entry],
+    ) -> Self {
         let timezone = org.settings.timezone;
         let shown = published
             .iter()
             .map(|entry| {
                 let shown = Shown {
                     date: entry.date_published(),
-                    date_display: display_date(entry.date, entry.date_is_day, timezone),
+                    date_display: display_date(words, entry.date, entry.date_is_day, timezone),
                     updated: entry.date_modified(),
                     updated_display: entry
                         .updated
-                        .map(|date| display_date(date, entry.updated_is_day, timezone)),
+                        .map(|date| display_date(words, date, entry.updated_is_day, timezone)),
                     page_html: scroll_regions(&entry.content_html),
                 };
                 (entry.id.as_str(), shown)
@@ -419,6 +435,8 @@ impl<'a> OrgPages<'a> {
                     .unwrap_or_else(|| format!("{}/{}", org.url, super::favicon::FILE)),
                 noindex: org.settings.noindex,
                 accent: Accent::of(org),
+                dir: crate::locale::direction(&org.settings.language),
+                words,
             },
             feed,
             page_size: org.settings.page_size,
@@ -486,6 +504,11 @@ impl<'a> OrgPages<'a> {
                             format!("../{}/", number + 1)
                         }
                     }),
+                    label: self.org.words.get(
+                        "page_of",
+                        &[("n", &number.to_string()), ("total", &total.to_string())],
+                    ),
+                    title: self.org.words.get("page", &[("n", &number.to_string())]),
                 },
                 canonical_url: if number == 1 {
                     format!("{home}/")
@@ -614,12 +637,11 @@ const DESCRIPTION_LENGTH: usize = 200;
 /// A day as pages show it, in `timezone`: `November 1, 2026`. A date written as a day
 /// (`is_day`: `2026-11-01`, midnight UTC) is that day wherever the org is: shown in New York
 /// it would otherwise read as the day before.
-fn display_date(date: DateTime<Utc>, is_day: bool, timezone: Tz) -> String {
-    const FORMAT: &str = "%B %-d, %Y";
+fn display_date(words: &Words, date: DateTime<Utc>, is_day: bool, timezone: Tz) -> String {
     if is_day {
-        return date.format(FORMAT).to_string();
+        return words.day(&date);
     }
-    date.with_timezone(&timezone).format(FORMAT).to_string()
+    words.day(&date.with_timezone(&timezone))
 }
 
 impl<'a> OrgPages<'a> {

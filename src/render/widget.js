@@ -5,7 +5,7 @@
 "use strict";
 var w = window, d = document, KEY = "data-shiplog-widget";
 try { if (!w.fetch || !d.documentElement.attachShadow || (w.shiplog && w.shiplog.widget)) return; } catch (e) { return; }
-var SEEN = "shiplog:seen:" + C.feed, MAX = 2e6, DAY = 864e5, RTL = /^(ar|fa|he|ur)\b/i.test(C.lang);
+var SEEN = "shiplog:seen:" + C.feed, MAX = 2e6, DAY = 864e5, RTL = C.dir === "rtl";
 // items: null while loading, false when the feed could not be had, else the entries.
 var items = null, unread = 0, told = -1, triggers = [], opener = null, box, dialog, list, filled = 0, date, shown = "";
 
@@ -147,7 +147,12 @@ function count() {
 }
 
 // --- triggers: any element with data-shiplog-widget, now or later -----------------------
-function label(n) { return n === 1 ? "1 new update" : n + " new updates"; }
+// "2 new updates" in the org's language: the word of n's plural category, or else "other".
+function label(n) {
+  var k = "other";
+  try { k = new Intl.PluralRules(C.lang).select(n); } catch (e) {}
+  return (C.words.unread[k] || C.words.unread.other).replace("{n}", n);
+}
 function badge(t) {
   var my = t.__shiplog;
   my.badge.hidden = !unread;
@@ -210,7 +215,7 @@ function prepare(t) {
 }
 function build() {
   box = el("div");
-  var root = shadow(box, PANEL), head = el("div", "head"), close = el("button", "", "\u00d7"), foot = el("div", "foot"), all = el("a", "", "See all updates \u2192");
+  var root = shadow(box, PANEL), head = el("div", "head"), close = el("button", "", "\u00d7"), foot = el("div", "foot"), all = el("a", "", C.words.see_all);
   dialog = el("dialog");
   dialog.setAttribute("aria-labelledby", "shiplog-title");
   // Laid out closed at a popover's width: a popover opens without laying its entries out again.
@@ -218,10 +223,10 @@ function build() {
   // The org's language, for the dates (an Arabic date stays in its order).
   dialog.lang = C.lang;
   if (RTL) dialog.dir = "rtl";
-  var h = el("h2", "", "What\u2019s new");
+  var h = el("h2", "", C.words.whats_new);
   h.id = "shiplog-title";
   close.type = "button";
-  close.setAttribute("aria-label", "Close");
+  close.setAttribute("aria-label", C.words.close);
   close.addEventListener("click", hide);
   all.href = C.changelog;
   all.target = "_blank";

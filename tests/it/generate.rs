@@ -287,7 +287,7 @@ fn pages_are_self_contained_and_link_to_both_feeds() {
     ] {
         let page = build.read(file);
         assert!(page.starts_with("<!DOCTYPE html>"));
-        assert!(page.contains("<html lang=\"en-GB\">"));
+        assert!(page.contains("<html lang=\"en-GB\" dir=\"ltr\">"));
         assert!(page.contains("<style>") && page.contains("prefers-color-scheme:dark"));
         // The feeds of the changelog, from page 1 and from an entry's page.
         let feeds = if file.ends_with("alpha/index.html") {

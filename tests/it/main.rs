@@ -9,6 +9,7 @@ mod authoring;
 mod generate;
 mod hostile;
 mod incremental;
+mod languages;
 mod machines;
 mod properties;
 mod serve;
