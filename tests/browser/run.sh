@@ -4,6 +4,7 @@
 # checker, page weight); then writes the XSS corpus (xss/vectors.json) into a content
 # folder with xss/generate.mjs, builds it and runs xss/check.mjs on it. Installs Chromium
 # (apt) and the npm packages when missing; never downloads a browser of its own. Last,
+# languages.mjs checks the pages of each built-in language (tests/fixtures/languages);
 # assets.mjs shows that no published file (an SVG with script) can run script.
 # Screenshots go to target/screenshots/.
 #
@@ -18,6 +19,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 PUBLIC=target/browser-public
 XSS_CONTENT=target/xss-content
 XSS_PUBLIC=target/xss-public
+LANGUAGES_PUBLIC=target/languages-public
 CONFIG=tests/browser/shiplog.yaml
 NOW=2026-11-21T00:00:00Z
 
@@ -26,6 +28,13 @@ if [[ ! -x /usr/bin/chromium ]]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq chromium >/dev/null
+fi
+# Japanese, Chinese and Korean glyphs for the screenshots of those languages.
+if ! fc-list 2>/dev/null | grep -qi "wenquanyi micro hei"; then
+    echo "   installing a CJK font (fonts-wqy-microhei)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq fonts-wqy-microhei >/dev/null
 fi
 if ! command -v java >/dev/null; then
     echo "   installing a Java runtime for the Nu HTML checker"
@@ -51,6 +60,11 @@ node tests/browser/xss/check.mjs "$XSS_PUBLIC" "$CONFIG" || status=1
 
 # The "what's new" widget on a host page of another origin, under a strict CSP.
 node tests/browser/widget.mjs target/release/shiplog content "$XSS_CONTENT" || status=1
+
+# The pages in each built-in language: words, right to left, screenshots, axe, Nu.
+cargo run --quiet --release -- generate --content tests/fixtures/languages/content --config "$CONFIG" \
+    --output "$LANGUAGES_PUBLIC" --now "$NOW"
+node tests/browser/languages.mjs "$LANGUAGES_PUBLIC" "$CONFIG" || status=1
 
 # No published file (an SVG with script) runs script on the changelog's host.
 node tests/browser/assets.mjs target/release/shiplog "$PUBLIC/_headers" || status=1
