@@ -31,7 +31,7 @@ pub fn escape(text: &str) -> String {
 /// cut at a word boundary after at most `max` characters, with `…` where it was cut. One
 /// pass that stops as soon as it has enough: every entry page without a summary asks.
 pub fn text_start(html: &str, max: usize) -> String {
-    let mut text = String::with_capacity(max + 8);
+    let mut text = String::with_capacity(max.saturating_add(8).min(html.len()));
     let mut count = 0;
     // A blank is written only before the next word, so none ends the text.
     let mut blank = false;

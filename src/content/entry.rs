@@ -27,6 +27,8 @@ pub const RESERVED_IDS: &[&str] = &[
     "llms.txt",
     "index.html",
     "widget.js",
+    "search.js",
+    "search.json",
 ];
 
 /// A changelog entry that is not a draft (it may still be scheduled).

@@ -232,8 +232,10 @@ pub fn org_key(
 ) -> Option<OrgKey> {
     let mut context = digest::Parts::default();
     context.add(env!("CARGO_PKG_VERSION"));
-    // The widget's script is built in, not a theme's: a changed script is a new output.
+    // The widget's and the search's scripts are built in, not a theme's: a changed script
+    // is a new output.
     context.add(crate::render::WIDGET_SOURCE);
+    context.add(crate::render::SEARCH_SOURCE);
     // Where themes are looked up is spelled after the config file's path; what counts is
     // the theme's templates, in its fingerprint.
     let settings = SiteConfig {

@@ -9,6 +9,7 @@ mod json_feed;
 mod machines;
 mod page;
 mod rss;
+mod search;
 mod sitemap;
 mod tags;
 mod widget;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 
 pub use page::Theme;
+pub use search::SOURCE as SEARCH_SOURCE;
 pub use widget::SOURCE as WIDGET_SOURCE;
 
 use crate::content::{Entry, Org, OrgSettings};
@@ -195,7 +197,27 @@ pub fn render_org(org: &Org, theme: &Theme, now: DateTime<Utc>) -> Result<Vec<Ou
         folder.join(widget::FILE),
         widget::render(org, &words, &listings[0].feed),
     ));
+    let days: Vec<&str> = published.iter().map(|entry| pages.day(entry)).collect();
+    files.push((folder.join(search::INDEX), search::index(published, &days)));
+    files.push((
+        folder.join(search::SCRIPT),
+        search::script(&org.settings.language, &words),
+    ));
     Ok(files)
+}
+
+/// A built-in script with its settings: `placeholder` in `source` replaced by `settings`
+/// (a JSON object literal). The comments on lines of their own are for the source's
+/// readers, not the browser's.
+fn script_with(source: &str, placeholder: &str, settings: &str) -> Vec<u8> {
+    let mut script = String::with_capacity(source.len() + settings.len());
+    for line in source.lines() {
+        if !line.trim_start().starts_with("//") {
+            script.push_str(line);
+            script.push('\n');
+        }
+    }
+    script.replace(placeholder, settings).into_bytes()
 }
 
 /// `published` as of `now`: an `updated` date still to come does not show yet, as a

@@ -444,6 +444,11 @@ impl<'a> OrgPages<'a> {
         }
     }
 
+    /// The day `entry`, one of the published entries, shows.
+    pub fn day(&self, entry: &Entry) -> &str {
+        &self.shown[entry.id.as_str()].date_display
+    }
+
     /// Every page of `listing`: `(path under the listing's folder, bytes)`. Page 1 is
     /// `index.html`, page n is `page/n/index.html`; a listing without entries still has
     /// page 1.

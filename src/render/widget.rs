@@ -77,13 +77,5 @@ pub fn render(org: &Org, words: &Words, feed: &FeedInfo) -> Vec<u8> {
     // JSON is a JavaScript expression; serde_json escapes every character that could end
     // the string early. The colours are `#rrggbb`, the URLs and language validated.
     let json = serde_json::to_string(&config).expect("strings serialize");
-    // The comments on lines of their own are for the source's readers, not the browser's.
-    let mut script = String::with_capacity(SOURCE.len() + json.len());
-    for line in SOURCE.lines() {
-        if !line.trim_start().starts_with("//") {
-            script.push_str(line);
-            script.push('\n');
-        }
-    }
-    script.replace("SHIPLOG_CONFIG", &json).into_bytes()
+    super::script_with(SOURCE, "SHIPLOG_CONFIG", &json)
 }

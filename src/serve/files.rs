@@ -19,6 +19,8 @@ const XML: &str = "application/xml; charset=utf-8";
 /// The type of an entry's Markdown (`index.md`).
 const MARKDOWN: &str = "text/markdown; charset=utf-8";
 const JAVASCRIPT: &str = "text/javascript; charset=utf-8";
+/// The search index.
+const JSON: &str = "application/json; charset=utf-8";
 /// The type of plain text.
 pub(super) const TEXT: &str = "text/plain; charset=utf-8";
 
@@ -57,7 +59,8 @@ pub(super) fn content_type(file: &Path) -> &'static str {
         "atom.xml" => return FEEDS[2],
 
         "index.md" => return MARKDOWN,
-        "widget.js" => return JAVASCRIPT,
+        "widget.js" | "search.js" => return JAVASCRIPT,
+        "search.json" => return JSON,
         _ => {}
     }
     // `sitemap.xml`, and the `sitemap-<n>.xml` files of a sitemap index.

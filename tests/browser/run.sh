@@ -4,7 +4,8 @@
 # checker, page weight); then writes the XSS corpus (xss/vectors.json) into a content
 # folder with xss/generate.mjs, builds it and runs xss/check.mjs on it. Installs Chromium
 # (apt) and the npm packages when missing; never downloads a browser of its own. Last,
-# languages.mjs checks the pages of each built-in language (tests/fixtures/languages);
+# languages.mjs checks the pages of each built-in language (tests/fixtures/languages),
+# search.mjs the search box on them and on an org of 1,000 entries;
 # assets.mjs shows that no published file (an SVG with script) can run script.
 # Screenshots go to target/screenshots/.
 #
@@ -20,6 +21,8 @@ PUBLIC=target/browser-public
 XSS_CONTENT=target/xss-content
 XSS_PUBLIC=target/xss-public
 LANGUAGES_PUBLIC=target/languages-public
+SEARCH_CORPUS=target/search-corpus
+SEARCH_PUBLIC=target/search-public
 CONFIG=tests/browser/shiplog.yaml
 NOW=2026-11-21T00:00:00Z
 
@@ -65,6 +68,14 @@ node tests/browser/widget.mjs target/release/shiplog content "$XSS_CONTENT" || s
 cargo run --quiet --release -- generate --content tests/fixtures/languages/content --config "$CONFIG" \
     --output "$LANGUAGES_PUBLIC" --now "$NOW"
 node tests/browser/languages.mjs "$LANGUAGES_PUBLIC" "$CONFIG" || status=1
+
+# The search: keyboard, axe, and its budgets on an org of 1,000 entries whose feed holds
+# them all.
+python3 scripts/bench/corpus.py --orgs 1 --entries 1000 --shiplog "$SEARCH_CORPUS"
+printf 'org_url: %s\nfeed_limit: 1000\n' "$(sed -n 's/^org_url: *//p' "$CONFIG")" >"$SEARCH_CORPUS/browser.yaml"
+cargo run --quiet --release -- generate --content "$SEARCH_CORPUS/content" --config "$SEARCH_CORPUS/browser.yaml" \
+    --output "$SEARCH_PUBLIC" --now "$NOW"
+node tests/browser/search.mjs "$LANGUAGES_PUBLIC" "$SEARCH_PUBLIC" "$CONFIG" || status=1
 
 # No published file (an SVG with script) runs script on the changelog's host.
 node tests/browser/assets.mjs target/release/shiplog "$PUBLIC/_headers" || status=1

@@ -217,6 +217,8 @@ fn an_org_with_nothing_published_still_gets_feeds_and_a_page() {
             "drafts-only/changelog/feed.xml",
             "drafts-only/changelog/index.html",
             "drafts-only/changelog/llms.txt",
+            "drafts-only/changelog/search.js",
+            "drafts-only/changelog/search.json",
             "drafts-only/changelog/widget.js",
             "drafts-only/favicon.ico",
             "drafts-only/robots.txt",
@@ -226,6 +228,8 @@ fn an_org_with_nothing_published_still_gets_feeds_and_a_page() {
             "my-org/changelog/feed.xml",
             "my-org/changelog/index.html",
             "my-org/changelog/llms.txt",
+            "my-org/changelog/search.js",
+            "my-org/changelog/search.json",
             "my-org/changelog/widget.js",
             "my-org/favicon.ico",
             "my-org/robots.txt",
@@ -259,8 +263,14 @@ fn relative_links_become_absolute_and_html_is_sanitized() {
         "acme/changelog/links/index.html",
     ] {
         let page = build.read(file);
-        // The theme's own inline script is the only one; the entry's are gone.
-        assert_eq!(page.matches("<script").count(), 1, "{file}");
+        // The theme's own scripts are the only ones (inline, and the search's on a page of
+        // the changelog); the entry's are gone.
+        let theirs = if file.ends_with("changelog/index.html") {
+            2
+        } else {
+            1
+        };
+        assert_eq!(page.matches("<script").count(), theirs, "{file}");
         assert!(
             !page.contains("alert(") && !page.contains("onerror"),
             "{file}"
@@ -309,11 +319,13 @@ fn pages_are_self_contained_and_link_to_both_feeds() {
                 "{file}: {name}"
             );
         }
-        // Inline CSS and at most an inline script: nothing is loaded from elsewhere.
-        assert!(
-            !page.contains("<script src") && !page.contains("rel=\"stylesheet\""),
-            "{file}"
-        );
+        // Inline CSS, an inline script and the changelog's own search script: nothing else
+        // is loaded.
+        let search = "<script src=\"./search.js\" defer></script>";
+        let search_script = usize::from(!file.ends_with("alpha/index.html"));
+        assert_eq!(page.matches("<script src").count(), search_script, "{file}");
+        assert_eq!(page.matches(search).count(), search_script, "{file}");
+        assert!(!page.contains("rel=\"stylesheet\""), "{file}");
         assert!(
             !page.contains("@import") && !page.contains("url("),
             "{file}"

@@ -206,7 +206,9 @@ fn pages_carry_an_optional_inline_script_and_scrollable_wide_blocks() {
     let build = Build::fixture("tags");
     let page = build.read("acme/changelog/index.html");
     assert_eq!(page.matches("<script>").count(), 1);
-    assert!(!page.contains("<script src"));
+    // Beside the inline script, only the changelog's own search.
+    assert_eq!(page.matches("<script src").count(), 1);
+    assert!(page.contains("<script src=\"./search.js\" defer></script>"));
     assert!(page.contains("shiplog:height") && page.contains("theme=(light|dark)"));
     assert!(page.contains("<div class=\"scroll\" tabindex=\"0\"><table>"));
     // The feeds keep the entry's HTML as written.
