@@ -85,6 +85,37 @@ pub fn text_start(html: &str, max: usize) -> String {
     text
 }
 
+/// `text` (escaped text of sanitized HTML) with the entities of [`ENTITIES`] decoded; any
+/// other `&` stays as it is.
+pub fn unescape(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('&') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        match ENTITIES.iter().find(|(entity, _)| rest.starts_with(entity)) {
+            // A no-break space is one here, not the blank text wants.
+            Some((entity, decoded)) => {
+                out.push(if *entity == "&nbsp;" {
+                    '\u{a0}'
+                } else {
+                    *decoded
+                });
+                rest = &rest[entity.len()..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
 /// The elements that sit inside a line of text.
 const INLINE: &[&str] = &[
     "a", "abbr", "b", "code", "del", "em", "i", "kbd", "mark", "s", "small", "span", "strong",

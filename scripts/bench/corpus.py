@@ -203,15 +203,17 @@ section = ["html", "rss", "jsonfeed", "atom"]
 term = ["html", "rss", "jsonfeed", "atom"]
 
 # Markdown features as shiplog's: CommonMark + GFM (tables, strikethrough, task lists,
-# footnotes, autolinks); no smart quotes, heading ids or syntax highlighting, which
-# shiplog does not do either. Raw HTML is dropped (shiplog sanitizes it with ammonia).
+# footnotes, autolinks); no smart quotes or heading ids, which shiplog does not do either.
+# Fenced code is highlighted into classes, as shiplog highlights it (Hugo's default, but
+# with classes rather than inline styles). Raw HTML is dropped (shiplog sanitizes it).
 [markup.goldmark.extensions]
 definitionList = false
 typographer = false
 [markup.goldmark.parser]
 autoHeadingID = false
 [markup.highlight]
-codeFences = false
+codeFences = true
+noClasses = false
 """
 
 BASEOF = """\

@@ -5,6 +5,7 @@ mod atom;
 mod favicon;
 mod feed_items;
 mod headers;
+mod highlight;
 mod json_feed;
 mod machines;
 mod page;

@@ -286,6 +286,8 @@ struct ListingPage<'a> {
     changelog_href: String,
     /// Leads from the page to the folder of its feeds.
     feeds_href: &'static str,
+    /// Whether the page shows highlighted code.
+    highlighted: bool,
 }
 
 /// An entry's own page: `entry.html`.
@@ -299,6 +301,8 @@ struct EntryPage<'a> {
     changelog_href: &'static str,
     /// Leads from the page to the folder of its feeds.
     feeds_href: &'static str,
+    /// Whether the page shows highlighted code (and needs the colours of its tokens).
+    highlighted: bool,
 }
 
 impl Theme {
@@ -386,6 +390,8 @@ struct Shown {
     updated: Option<String>,
     updated_display: Option<String>,
     page_html: String,
+    /// Whether `page_html` has highlighted code.
+    highlighted: bool,
 }
 
 impl<'a> OrgPages<'a> {
@@ -402,6 +408,7 @@ impl<'a> OrgPages<'a> {
         let shown = published
             .iter()
             .map(|entry| {
+                let page_html = scroll_regions(&super::highlight::code_blocks(&entry.content_html));
                 let shown = Shown {
                     date: entry.date_published(),
                     date_display: display_date(words, entry.date, entry.date_is_day, timezone),
@@ -409,7 +416,8 @@ impl<'a> OrgPages<'a> {
                     updated_display: entry
                         .updated
                         .map(|date| display_date(words, date, entry.updated_is_day, timezone)),
-                    page_html: scroll_regions(&entry.content_html),
+                    highlighted: page_html.contains("<span class=\"hl-"),
+                    page_html,
                 };
                 (entry.id.as_str(), shown)
             })
@@ -526,6 +534,9 @@ impl<'a> OrgPages<'a> {
                     to_root
                 },
                 feeds_href: if number == 1 { "" } else { "../../" },
+                highlighted: chunk
+                    .iter()
+                    .any(|entry| self.shown[entry.id.as_str()].highlighted),
             };
             let content = chunk.iter().map(|entry| entry.content_html.len()).sum();
             pages.push((path, self.theme.render("changelog.html", &page, content)?));
@@ -560,6 +571,7 @@ impl<'a> OrgPages<'a> {
                     canonical_url: &entry.url,
                     changelog_href: "../",
                     feeds_href: "../",
+                    highlighted: self.shown[entry.id.as_str()].highlighted,
                 };
                 let bytes = self
                     .theme

@@ -247,6 +247,44 @@ fn entry_with_body(body: &str) -> Vec<u8> {
     format!("---\ntitle: Generated\ndate: 2026-11-01\ntags: [gen]\n---\n{body}").into_bytes()
 }
 
+/// `code` without the `<span class="hl-…">` and `</span>` tags of highlighting (its text is
+/// escaped: any other `<` would be a tag that should not be there, and is kept).
+fn without_token_spans(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find('<') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let tag_end = rest.find('>').map_or(rest.len(), |end| end + 1);
+        let tag = &rest[..tag_end];
+        let is_token = tag == "</span>"
+            || (tag.starts_with("<span class=\"hl-") && tag.ends_with("\">") && tag.len() == 19);
+        if !is_token {
+            out.push_str(tag);
+        }
+        rest = &rest[tag_end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Escaped text decoded (`&amp;` last, so that `&amp;lt;` stays `&lt;`).
+fn decoded(text: &str) -> String {
+    text.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// The text of `html` between the first `open` and the `close` after it.
+fn between<'h>(html: &'h str, open: &str, close: &str) -> Option<&'h str> {
+    let start = html.find(open)? + open.len();
+    let end = html[start..].find(close)? + start;
+    Some(&html[start..end])
+}
+
 /// Attributes whose value a browser may load or navigate to.
 const URL_ATTRIBUTES: &[&str] = &[
     "href",
@@ -399,6 +437,36 @@ proptest! {
             prop_assert_eq!(&carried, &html, "{}", path.display());
         }
         prop_assert_eq!(feeds, 6, "the org's three feeds and those of its tag");
+    }
+
+    #[test]
+    fn highlighting_adds_only_token_spans_to_the_code(
+        language in one_of(&["rust", "json", "sh", "ts", "tsx", "html", "css", "yaml", "sql", "python", "go", "toml", "js", "klingon"]),
+        code in proptest::collection::vec(hostile_markdown(), 1..4),
+    ) {
+        let code = code.join("\n").replace("```", "``");
+        let content = Content::new();
+        content.entry("entry.md", &entry_with_body(&format!("```{language}\n{code}\n```\n")));
+        let index = match content.load() {
+            Ok(index) => index,
+            Err(error) => return Err(TestCaseError::reject(error.to_string())),
+        };
+        let html = &index.org("acme").expect("the org").entries[0].content_html;
+        let open = format!("<code class=\"language-{language}\">");
+        let plain = between(html, &open, "</code>").expect("the code block");
+        let files = render_all(&index);
+        let (_, page) = files
+            .iter()
+            .find(|(path, _)| path.ends_with("changelog/entry/index.html"))
+            .expect("the entry's page");
+        let page = String::from_utf8_lossy(page);
+        let highlighted = between(&page, &open, "</code>").expect("the code block on the page");
+        // Without its token spans, the page's code is the feed's: the same text, escaped (a
+        // quote may be written as `&quot;` on one side only).
+        let bare = without_token_spans(highlighted);
+        prop_assert!(!bare.contains('<') && !plain.contains('<'), "{}", bare);
+        prop_assert_eq!(decoded(&bare), decoded(plain));
+        prop_assert_eq!(highlighted.matches("<span").count(), highlighted.matches("</span>").count());
     }
 
     #[test]

@@ -300,3 +300,86 @@ fn a_broken_theme_template_fails_the_build_and_nothing_is_written() {
         .iter()
         .all(|f| !f.starts_with("public")));
 }
+
+#[test]
+fn fenced_code_is_highlighted_on_pages_and_plain_in_feeds() {
+    let work = tempfile::tempdir().unwrap();
+    let org = work.path().join("content/acme");
+    std::fs::create_dir_all(&org).unwrap();
+    let body = "```rust\nfn main() { let n = 42; }\n```\n\n\
+                ```json\n{\"retry\": true, \"attempts\": 3}\n```\n\n\
+                ```sh\necho \"hello\" # greet\n```\n\n\
+                ```ts\nconst greet = (name: string): string => `Hi, ${name}`;\n```\n\n\
+                ```klingon\nQapla' <b>\n```\n";
+    std::fs::write(
+        org.join("code.md"),
+        format!("---\ntitle: Code\ndate: 2026-11-01\n---\n{body}"),
+    )
+    .unwrap();
+    std::fs::write(
+        org.join("prose.md"),
+        "---\ntitle: Prose\ndate: 2026-10-01\n---\nNo code.\n",
+    )
+    .unwrap();
+    let output = generate_in(work.path(), &[]);
+    assert!(output.status.success(), "{output:?}");
+    let read = |path: &str| {
+        std::fs::read_to_string(work.path().join("public/acme/changelog").join(path)).unwrap()
+    };
+    let page = read("code/index.html");
+    let block = |language: &str| {
+        let start = page
+            .find(&format!("<code class=\"language-{language}\">"))
+            .unwrap();
+        let end = start + page[start..].find("</code>").unwrap();
+        page[start..end].to_string()
+    };
+    for (language, tokens) in [
+        (
+            "rust",
+            &[
+                "<span class=\"hl-k\">fn</span>",
+                "<span class=\"hl-n\">42</span>",
+            ][..],
+        ),
+        (
+            "json",
+            &[
+                "<span class=\"hl-n\">3</span>",
+                "<span class=\"hl-s\">&quot;retry&quot;</span>",
+            ],
+        ),
+        (
+            "sh",
+            &[
+                "<span class=\"hl-f\">echo</span>",
+                "<span class=\"hl-c\"># greet</span>",
+            ],
+        ),
+        (
+            "ts",
+            &[
+                "<span class=\"hl-k\">const</span>",
+                "<span class=\"hl-t\">string</span>",
+            ],
+        ),
+    ] {
+        let block = block(language);
+        for token in tokens {
+            assert!(block.contains(token), "{language}: {token} not in {block}");
+        }
+    }
+    // An unknown language is plain code, escaped as before.
+    assert_eq!(
+        block("klingon"),
+        "<code class=\"language-klingon\">Qapla' &lt;b&gt;\n"
+    );
+    // The token colours come with the pages that have tokens, for light and dark.
+    assert!(page.contains(".hl-k{color:light-dark("), "the colours");
+    assert!(read("index.html").contains(".hl-k{"));
+    assert!(!read("prose/index.html").contains(".hl-k{"));
+    // Feeds carry the code plain.
+    for feed in ["feed.json", "feed.xml", "atom.xml"] {
+        assert!(!read(feed).contains("hl-"), "{feed}");
+    }
+}
