@@ -4,9 +4,9 @@
 //   with the keyboard only, the box finds the entry on page 3 by a word of its text and by
 //   a tag, and opens it; axe-core finds no violation with the results showing, light and
 //   dark; a page without script shows no box and is unchanged;
-// - budgets on an org of 1,000 entries (scripts/bench/corpus.py) whose feed holds them all:
-//   the index is at most 30 % of feed.json, both gzipped; with the CPU slowed down four
-//   times, each keystroke's results are drawn within 50 ms (Chromium's Event Timing).
+// - the index's budget on an org of 1,000 entries (scripts/bench/corpus.py) whose feed holds
+//   them all: at most 30 % of feed.json, both gzipped. (How fast a keystroke's results are
+//   drawn is measured by scripts/bench-search.sh, not timed here.)
 //
 // Prints one line per check and closes with `search: N passed, M failed`.
 //
@@ -23,7 +23,6 @@ import { harness, launchChromium, orgFolders } from "./support.mjs";
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = await readFile(require.resolve("axe-core/axe.min.js"), "utf8");
 const INDEX_SHARE = 0.3;
-const KEYSTROKE_MS = 50;
 
 const { check, attempt, finish } = harness();
 
@@ -93,7 +92,7 @@ async function keyboardChecks(browser, origin) {
   });
 }
 
-async function budgetChecks(browser, publicDir, origin) {
+async function budgetChecks(publicDir) {
   const [org] = await orgFolders(publicDir);
   const index = await readFile(join(publicDir, org, "changelog/search.json"));
   const feed = await readFile(join(publicDir, org, "changelog/feed.json"));
@@ -105,43 +104,6 @@ async function budgetChecks(browser, publicDir, origin) {
     entries === 1000 && items === 1000 && share <= INDEX_SHARE,
     `${gzipSync(index).length} bytes against ${gzipSync(feed).length}: ${(share * 100).toFixed(1)} %`,
   );
-  await attempt("keystrokes at 4x CPU throttling", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await page.goto(`${origin.replace("{org}", org)}/changelog/`, { waitUntil: "load" });
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
-    await page.focus("input[type=search]");
-    // The index loads on focus; a first query shows when it has.
-    await page.keyboard.type("x");
-    await page.waitForFunction(() => !document.querySelector(".found").hidden, null, { timeout: 20000 });
-    // One keystroke at a time, as a reader types: the next once the frame after this one's
-    // results is drawn (which is also when its timing is reported).
-    const drawn = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-    await page.keyboard.press("Backspace");
-    await drawn();
-    // A keystroke's time: from its keydown to the frame that shows its results.
-    await page.evaluate(() => {
-      window.__timings = [];
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) if (entry.name === "keydown") window.__timings.push(entry.duration);
-      }).observe({ type: "event", durationThreshold: 16, buffered: false });
-    });
-    const query = "workspace export";
-    for (const key of query) {
-      await page.keyboard.press(key === " " ? "Space" : key);
-      await drawn();
-    }
-    const found = await page.$$eval(".found li", (items) => items.length);
-    const timings = await page.evaluate(() => window.__timings);
-    const worst = Math.max(0, ...timings);
-    check(
-      `each of ${query.length} keystrokes drawn within ${KEYSTROKE_MS} ms at 4x CPU throttling`,
-      worst <= KEYSTROKE_MS && found > 0,
-      `worst ${worst} ms; over 16 ms (what Event Timing reports): ${timings.join(", ")}; ${found} results shown`,
-    );
-    await context.close();
-  });
 }
 
 async function main() {
@@ -158,7 +120,7 @@ async function main() {
     await keyboardChecks(browser, orgUrl.replace("{org}", "en"));
     server.close();
     server = await startServer({ publicDir: thousandDir, port });
-    await budgetChecks(browser, thousandDir, orgUrl);
+    await budgetChecks(thousandDir);
   } finally {
     await browser.close();
     server.close();
