@@ -169,6 +169,21 @@ fn check_org_url(template: &str) -> std::result::Result<(), String> {
                 .into(),
         );
     }
+    // Every address of the site is made by appending to it, and written into feeds, pages
+    // and robots.txt as it is: a blank would be written raw, a line break would start a new
+    // line of robots.txt, and a query or fragment would end up in the middle of each address.
+    if let Some(c) = template
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(format!(
+            "`org_url` must not hold blanks or control characters (found {})",
+            crate::text::describe_char(c)
+        ));
+    }
+    if template.contains(['?', '#']) {
+        return Err("`org_url` must not have a query (`?`) or a fragment (`#`): the pages and feeds go below it".into());
+    }
     Ok(())
 }
 
@@ -212,6 +227,27 @@ mod tests {
     #[test]
     fn bad_values_are_located() {
         let path = Path::new("shiplog.yaml");
+        for (bad, message) in [
+            (
+                "\"https://example.com/x\\nDisallow: /\\n#/{org}\"",
+                "control characters (found U+000A)",
+            ),
+            (
+                "\"https://example.com/a b/{org}\"",
+                "blanks or control characters (found U+0020)",
+            ),
+            (
+                "https://example.com/{org}?v=1",
+                "a query (`?`) or a fragment (`#`)",
+            ),
+            (
+                "https://example.com/{org}#top",
+                "a query (`?`) or a fragment (`#`)",
+            ),
+        ] {
+            let err = SiteConfig::parse(path, &format!("org_url: {bad}\n")).unwrap_err();
+            assert!(err.to_string().contains(message), "{bad}: {err}");
+        }
         let err = SiteConfig::parse(path, "page_size: 0\norg_url: https://x.com\n").unwrap_err();
         let text = err.to_string();
         assert!(text.contains("shiplog.yaml:1:12: `page_size`"), "{text}");

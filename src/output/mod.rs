@@ -57,11 +57,18 @@ fn read_asset(asset: &Asset) -> Result<Vec<u8>> {
 /// Holds the lock of the builds that write `output` while the returned handle lives: one
 /// build at a time reads the cache, writes the output and writes the cache, so a build that
 /// read older content can never commit after one that read newer (and leave the cache saying
-/// the older output is current). A second build waits for the first.
+/// the older output is current). A second build waits for the first. An output that is a
+/// link is locked where it leads, as every other name of the same folder is.
 pub fn lock(output: &Path) -> Result<std::fs::File> {
-    let parent = parent_of(output);
+    let parent = locked_folder(output)?;
     std::fs::create_dir_all(&parent).map_err(write_error(&parent))?;
     crate::atomic::lock_folder(&parent).map_err(write_error(&parent))
+}
+
+/// The folder whose lock guards `output`: the one it is in, or, for a link, the one the
+/// folder it leads to is in.
+fn locked_folder(output: &Path) -> Result<PathBuf> {
+    Ok(parent_of(&resolve_link(output)?))
 }
 
 /// The folder an output that is a symbolic link leads to: the build writes there, beside
@@ -607,4 +614,25 @@ fn list_into(root: &Path, path: &Path, files: &mut Vec<(PathBuf, u64)>) -> Resul
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_reached_through_a_link_is_locked_where_it_leads() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("out");
+        std::fs::create_dir_all(&real).unwrap();
+        std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+        let link = dir.path().join("sub/link");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("../out", &link).unwrap();
+        let canonical = |path: PathBuf| path.canonicalize().unwrap();
+        assert_eq!(
+            canonical(locked_folder(&link).unwrap()),
+            canonical(locked_folder(&real).unwrap())
+        );
+    }
 }

@@ -601,14 +601,20 @@ fn scroll_regions(html: &str) -> String {
         let start = next + found;
         // `<` and the `>` ending a tag are ASCII: both ends are character boundaries.
         next = start + tag_length(&html.as_bytes()[start..]);
-        let replacement = match &html[start..next] {
-            "<table>" => r#"<div class="scroll" tabindex="0"><table>"#,
-            "</table>" => "</table></div>",
-            "<pre>" => r#"<pre tabindex="0">"#,
+        let tag = &html[start..next];
+        // By name: the sanitizer keeps some attributes on both (`align`, `title`, `lang`).
+        let name = tag[1..]
+            .split(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+            .next()
+            .unwrap_or_default();
+        let replacement = match name.to_ascii_lowercase().as_str() {
+            "table" => format!(r#"<div class="scroll" tabindex="0">{tag}"#),
+            "" if tag.eq_ignore_ascii_case("</table>") => "</table></div>".to_string(),
+            "pre" if !tag.contains("tabindex") => format!(r#"<pre tabindex="0"{}"#, &tag[4..]),
             _ => continue,
         };
         out.push_str(&html[copied..start]);
-        out.push_str(replacement);
+        out.push_str(&replacement);
         copied = next;
     }
     out.push_str(&html[copied..]);
@@ -714,6 +720,12 @@ mod tests {
             scroll_regions(html),
             "<p>a &lt;table&gt;</p><div class=\"scroll\" tabindex=\"0\"><table><tr><td>1</td></tr></table></div>\
              <pre tabindex=\"0\"><code>x</code></pre><img alt=\"<table>\" src=\"t.png\">"
+        );
+        // Attributes the sanitizer keeps: the wrapper opens as it closes, the tabindex comes.
+        assert_eq!(
+            scroll_regions("<table align=\"center\"><tr><td>x</td></tr></table><pre title=\"t\">c</pre>"),
+            "<div class=\"scroll\" tabindex=\"0\"><table align=\"center\"><tr><td>x</td></tr></table></div>\
+             <pre tabindex=\"0\" title=\"t\">c</pre>"
         );
     }
 
