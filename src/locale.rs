@@ -420,7 +420,7 @@ const LANGUAGES: &[Builtin] = &[
 /// Languages written right to left (by primary subtag), whether or not they have built-in
 /// words.
 const RIGHT_TO_LEFT: &[&str] = &[
-    "ar", "arc", "ckb", "dv", "fa", "he", "ku", "ps", "sd", "ug", "ur", "yi",
+    "ar", "arc", "ckb", "dv", "fa", "he", "iw", "ji", "ku", "ps", "sd", "ug", "ur", "yi",
 ];
 
 /// The built-in language for the BCP 47 tag `tag`: by its primary subtag, but Chinese only
@@ -506,8 +506,8 @@ impl Words {
 }
 
 /// What is wrong with `value` as the word for `key`, if anything: a `{name}` the key's
-/// English word has and `value` has not (the number or tag would go missing), or one it
-/// does not know.
+/// English word has and `value` has not (the number or tag would go missing), or one the
+/// key does not fill in (it would show as written).
 pub fn check_word(key: &str, value: &str) -> Option<String> {
     let english = KEYS
         .iter()
@@ -527,14 +527,10 @@ pub fn check_word(key: &str, value: &str) -> Option<String> {
             return Some(format!("leaves out `{{{missing}}}`"));
         }
     }
-    let known: &[&str] = if plural {
-        &["n"]
-    } else {
-        &["n", "total", "tag"]
-    };
+    // What a key fills in is what its English word has (a plural form: the number).
     given
         .iter()
-        .find(|name| !known.contains(&name.as_str()))
+        .find(|name| !wanted.contains(name) && !(plural && name.as_str() == "n"))
         .map(|unknown| format!("has `{{{unknown}}}`, which `{key}` does not fill in"))
 }
 
@@ -586,6 +582,7 @@ mod tests {
         }
         assert_eq!(direction("ar-EG"), "rtl");
         assert_eq!(direction("he"), "rtl");
+        assert_eq!(direction("iw"), "rtl");
         assert_eq!(direction("en"), "ltr");
     }
 
@@ -604,6 +601,12 @@ mod tests {
             Some("has `{date}`, which `updated` does not fill in".into())
         );
         assert_eq!(check_word("unread_one", "one new update"), None);
+        assert_eq!(check_word("unread_few", "{n} Updates"), None);
+        assert_eq!(check_word("description", "Neues von {org}"), None);
+        assert_eq!(
+            check_word("tagged", "{n} {tag}"),
+            Some("has `{n}`, which `tagged` does not fill in".into())
+        );
         assert_eq!(check_word("nope", "x"), None);
     }
 }

@@ -122,13 +122,22 @@ fn base36(mut number: usize) -> String {
     digits.into_iter().rev().collect()
 }
 
-/// The words of `texts`, lower-cased: a run of letters and digits is a word (of two
+/// The characters of a word the index keeps.
+const MAX_WORD: usize = 40;
+
+/// The words of `texts`, lower-cased (and cut after [`MAX_WORD`] characters): a run of letters and digits is a word (of two
 /// characters or more); in scripts written without spaces (Chinese, Japanese) a run is a
 /// phrase, which the script matches anywhere inside.
 fn words<'t>(texts: impl Iterator<Item = &'t str>) -> impl Iterator<Item = Cow<'t, str>> {
     texts
         .flat_map(|text| text.split(|c: char| !c.is_alphanumeric()))
         .filter(|word| word.len() > 1 && word.chars().nth(1).is_some())
+        // A query matches the start of a word: the first characters of a long one do, and
+        // the index does not carry a whole hash or blob pasted into an entry.
+        .map(|word| match word.char_indices().nth(MAX_WORD) {
+            Some((end, _)) => &word[..end],
+            None => word,
+        })
         .map(|word| {
             if word.chars().any(char::is_uppercase) {
                 Cow::Owned(word.to_lowercase())
