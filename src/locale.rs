@@ -530,7 +530,7 @@ pub fn check_word(key: &str, value: &str) -> Option<String> {
     // What a key fills in is what its English word has (a plural form: the number).
     given
         .iter()
-        .find(|name| !wanted.contains(name) && !(plural && name.as_str() == "n"))
+        .find(|name| !(wanted.contains(name) || plural && name.as_str() == "n"))
         .map(|unknown| format!("has `{{{unknown}}}`, which `{key}` does not fill in"))
 }
 
