@@ -16,22 +16,16 @@
 //
 //   node tests/browser/check.mjs PUBLIC_DIR CONFIG_FILE
 
-import { execFile } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 
 import { startServer } from "./server.mjs";
-import { harness, htmlFiles, isLocal, launchChromium, orgFolders } from "./support.mjs";
+import { axeViolations, harness, htmlFiles, isLocal, launchChromium, orgFolders, vnuErrors } from "./support.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, "../..");
 const SCREENSHOTS = join(REPO, "target/screenshots");
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = await readFile(require.resolve("axe-core/axe.min.js"), "utf8");
-const VNU_JAR = require.resolve("vnu-jar/build/dist/vnu.jar");
 
 const WIDTHS = [320, 768, 1280];
 const SCHEMES = ["light", "dark"];
@@ -333,8 +327,7 @@ async function axeChecks(browser, pages) {
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme });
         const page = await context.newPage();
         await page.goto(path, { waitUntil: "load" });
-        await page.addScriptTag({ content: AXE_SOURCE });
-        const violations = await page.evaluate(async () => (await window.axe.run(document)).violations);
+        const violations = await axeViolations(page);
         const summary = violations.map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
         const blocking = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
         check(
@@ -351,16 +344,7 @@ async function axeChecks(browser, pages) {
 async function vnuCheck(publicDir) {
   await attempt("vnu", async () => {
     const files = [...(await htmlFiles(publicDir)), join(REPO, "examples/embed/index.html")];
-    const run = promisify(execFile);
-    let output;
-    try {
-      output = (await run("java", ["-jar", VNU_JAR, "--errors-only", "--format", "json", ...files], { maxBuffer: 1 << 26 }))
-        .stderr;
-    } catch (error) {
-      output = error.stderr;
-      if (!output) throw error;
-    }
-    const messages = JSON.parse(output).messages.filter((m) => m.type === "error" || m.subType === "fatal");
+    const messages = await vnuErrors(files);
     check(
       `vnu: zero errors in ${files.length} pages`,
       messages.length === 0,

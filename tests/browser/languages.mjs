@@ -14,22 +14,16 @@
 //
 //   node tests/browser/languages.mjs PUBLIC_DIR CONFIG_FILE
 
-import { execFile } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 
 import { startServer } from "./server.mjs";
-import { harness, htmlFiles, launchChromium, orgFolders } from "./support.mjs";
+import { axeViolations, harness, htmlFiles, launchChromium, orgFolders, vnuErrors } from "./support.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, "../..");
 const SCREENSHOTS = join(REPO, "target/screenshots/languages");
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = await readFile(require.resolve("axe-core/axe.min.js"), "utf8");
-const VNU_JAR = require.resolve("vnu-jar/build/dist/vnu.jar");
 
 const WIDTHS = [375, 1280];
 const SCHEMES = ["light", "dark"];
@@ -135,8 +129,7 @@ async function axeChecks(browser, language, origin) {
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme });
         const page = await context.newPage();
         await page.goto(url, { waitUntil: "load" });
-        await page.addScriptTag({ content: AXE_SOURCE });
-        const violations = await page.evaluate(async () => (await window.axe.run(document)).violations);
+        const violations = await axeViolations(page);
         check(
           `${label}: no violation`,
           violations.length === 0,
@@ -151,16 +144,7 @@ async function axeChecks(browser, language, origin) {
 async function vnuCheck(publicDir) {
   await attempt("vnu", async () => {
     const files = await htmlFiles(publicDir);
-    let output;
-    try {
-      output = (await promisify(execFile)("java", ["-jar", VNU_JAR, "--errors-only", "--format", "json", ...files], {
-        maxBuffer: 1 << 26,
-      })).stderr;
-    } catch (error) {
-      output = error.stderr;
-      if (!output) throw error;
-    }
-    const messages = JSON.parse(output).messages.filter((m) => m.type === "error" || m.subType === "fatal");
+    const messages = await vnuErrors(files);
     check(
       `vnu: zero errors in ${files.length} pages of ${(await orgFolders(publicDir)).length} languages`,
       messages.length === 0,

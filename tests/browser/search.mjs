@@ -13,15 +13,12 @@
 //   node tests/browser/search.mjs LANGUAGES_PUBLIC THOUSAND_PUBLIC CONFIG_FILE
 
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
 import { startServer } from "./server.mjs";
-import { harness, launchChromium, orgFolders } from "./support.mjs";
+import { axeViolations, harness, launchChromium, orgFolders } from "./support.mjs";
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = await readFile(require.resolve("axe-core/axe.min.js"), "utf8");
 const INDEX_SHARE = 0.3;
 
 const { check, attempt, finish } = harness();
@@ -71,8 +68,7 @@ async function keyboardChecks(browser, origin) {
       await page.goto(`${origin}/changelog/`, { waitUntil: "load" });
       await page.fill("input[type=search]", "update");
       await page.waitForFunction(() => document.querySelectorAll(".found li").length > 1, null, { timeout: 5000 });
-      await page.addScriptTag({ content: AXE_SOURCE });
-      const violations = await page.evaluate(async () => (await window.axe.run(document)).violations);
+      const violations = await axeViolations(page);
       check(
         `axe with the search box and its results, ${scheme}: no violation`,
         violations.length === 0,

@@ -1,8 +1,11 @@
-// What the browser proofs (check.mjs, xss/check.mjs) share: the pass/fail tally, how
-// Chromium is launched, and walking a built site.
+// What the browser proofs share: the pass/fail tally, how Chromium is launched, walking a
+// built site, and running axe-core and the Nu HTML checker.
 
-import { readdir } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join } from "node:path";
+import { promisify } from "node:util";
 
 import { chromium } from "playwright-core";
 
@@ -78,4 +81,28 @@ export async function orgFolders(publicDir) {
     .filter((item) => item.isDirectory())
     .map((item) => item.name)
     .sort();
+}
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = await readFile(require.resolve("axe-core/axe.min.js"), "utf8");
+const VNU_JAR = require.resolve("vnu-jar/build/dist/vnu.jar");
+
+/** axe-core's violations on the page as it is now. */
+export async function axeViolations(page) {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  return page.evaluate(async () => (await window.axe.run(document)).violations);
+}
+
+/** The Nu HTML checker's errors (and fatal messages) in `files`. */
+export async function vnuErrors(files) {
+  let output;
+  try {
+    output = (await promisify(execFile)("java", ["-jar", VNU_JAR, "--errors-only", "--format", "json", ...files], {
+      maxBuffer: 1 << 26,
+    })).stderr;
+  } catch (error) {
+    output = error.stderr;
+    if (!output) throw error;
+  }
+  return JSON.parse(output).messages.filter((m) => m.type === "error" || m.subType === "fatal");
 }
