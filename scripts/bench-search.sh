@@ -32,6 +32,7 @@ print("| text box | median keystroke (ms) | worst keystroke, median of runs (ms)
 print("|---|---:|---:|")
 for box in ("plain", "search"):
     print(f"| {box} | {med(box, 'median'):.0f} | {med(box, 'worst'):.0f} |")
+print(f"| search's own script per key | {med('search', 'script_median'):.1f} | {med('search', 'script_worst'):.1f} |")
 print(f"| **search / plain** | **{med('search', 'median') / med('plain', 'median'):.2f}x** | "
       f"**{med('search', 'worst') / med('plain', 'worst'):.2f}x** |")
 PY

@@ -436,7 +436,8 @@ impl<'a> Mapping<'a> {
 
     /// The value of `key` as a mapping of strings to strings, each with where its key is
     /// written in `text`, the mapping's text (block style; in flow style, where the mapping
-    /// starts). Any other value is a problem.
+    /// starts). Any other value is a problem; so is a value that is not text, and the
+    /// others are still returned, to be checked too.
     pub fn string_map(
         &self,
         text: &str,
@@ -444,20 +445,17 @@ impl<'a> Mapping<'a> {
         problems: &mut Vec<Problem>,
     ) -> Option<Vec<NestedString>> {
         let field = self.get(key)?;
-        let entries = match &field.value {
-            Value::Null => Some(Vec::new()),
-            Value::Mapping(mapping) => mapping
-                .iter()
-                .map(|(key, value)| Some((key.as_str()?, value.as_str()?)))
-                .collect::<Option<Vec<_>>>(),
-            _ => None,
-        };
-        let Some(entries) = entries else {
-            problems.push(self.problem(
-                field,
-                format!("`{key}` must map names to text, like `{key}:` and then `  name: \"text\"` lines"),
-            ));
-            return None;
+        let shape = format!("like `{key}:` and then `  name: \"text\"` lines");
+        let mapping = match &field.value {
+            Value::Null => return Some(Vec::new()),
+            Value::Mapping(mapping) if mapping.keys().all(|name| name.as_str().is_some()) => {
+                mapping
+            }
+            _ => {
+                problems
+                    .push(self.problem(field, format!("`{key}` must map names to text, {shape}")));
+                return None;
+            }
         };
         // The block below `key:`: the indented lines that follow it.
         let block: Vec<(usize, &str)> = text
@@ -466,25 +464,35 @@ impl<'a> Mapping<'a> {
             .skip(field.line.saturating_sub(self.first_line) + 1)
             .take_while(|(_, line)| line.is_empty() || line.starts_with([' ', '\t', '#']))
             .collect();
-        let nested = entries
-            .into_iter()
-            .map(|(name, value)| {
-                let (line, column) = block
-                    .iter()
-                    .find_map(|(index, line)| {
-                        let trimmed = line.trim_start();
-                        let indent = line.chars().count() - trimmed.chars().count();
-                        value_column(trimmed, name).map(|_| (self.first_line + index, indent + 1))
-                    })
-                    .unwrap_or((field.line, field.value_column));
-                NestedString {
+        let mut nested = Vec::with_capacity(mapping.len());
+        for (name, value) in mapping {
+            let name = name.as_str().unwrap_or_default();
+            let (line, column) = block
+                .iter()
+                .find_map(|(index, line)| {
+                    let trimmed = line.trim_start();
+                    let indent = line.chars().count() - trimmed.chars().count();
+                    value_column(trimmed, name).map(|_| (self.first_line + index, indent + 1))
+                })
+                .unwrap_or((field.line, field.value_column));
+            match value.as_str() {
+                Some(value) => nested.push(NestedString {
                     key: name.to_string(),
                     value: value.to_string(),
                     line,
                     column,
-                }
-            })
-            .collect();
+                }),
+                // Located at its own line, not at `key:`: the mapping may be long.
+                None => problems.push(self.problem_at(
+                    line,
+                    column,
+                    format!(
+                        "`{key}.{name}` must be text, found {} (put it in quotes)",
+                        describe(value)
+                    ),
+                )),
+            }
+        }
         Some(nested)
     }
 

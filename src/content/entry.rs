@@ -160,6 +160,15 @@ pub fn parse(
     website: Option<&str>,
 ) -> Result<Parsed, Vec<Problem>> {
     let text = text::decode_utf8(path, bytes).map_err(|p| vec![p])?;
+    if let Some(at) = front_matter::lone_carriage_return(text) {
+        let (line, column) = text::position(text, at);
+        return Err(vec![Problem::new(
+            path,
+            line,
+            column,
+            front_matter::LONE_CR,
+        )]);
+    }
     let split = front_matter::split(text).map_err(|message| vec![Problem::file(path, message)])?;
     let map = yaml::parse_mapping(path, split.yaml, split.yaml_line).map_err(|p| vec![p])?;
     let fields = Fields::read(&map, path, default_id)?;

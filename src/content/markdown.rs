@@ -507,13 +507,14 @@ impl<'a> Transform<'a> {
         }
     }
 
-    /// The start of a fenced code block: its info string is kept only when its first word
-    /// may be a class (pulldown-cmark writes it as `language-<word>`).
+    /// The start of a fenced code block: of its info string only the first word is kept,
+    /// when it may be a class (pulldown-cmark writes it as `language-<word>`). A comma ends
+    /// the word too, as in rustdoc's ```` ```rust,ignore ````.
     fn fenced_code(&mut self, info: CowStr<'a>) {
         self.in_code_block = true;
-        let language = info.split(' ').next().unwrap_or_default();
+        let language = info.split([' ', ',']).next().unwrap_or_default();
         let info = if is_code_language(language) {
-            info
+            CowStr::from(language.to_string())
         } else {
             CowStr::Borrowed("")
         };

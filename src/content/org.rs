@@ -135,10 +135,15 @@ impl OrgSettings {
         let mut settings = settings;
         let mut warnings = Vec::new();
         settings.strings = read_strings(&map, text, &mut problems, &mut warnings);
+        // The defaults, in the org's language.
+        let words = locale::Words::new(&settings.language, &settings.strings);
+        let name = display_name(slug);
+        let org = [("org", name.as_str())];
+        if map.get("title").is_none() {
+            settings.title = words.get("title", &org);
+        }
         if map.get("description").is_none() {
-            // The default, in the org's language.
-            settings.description = locale::Words::new(&settings.language, &settings.strings)
-                .get("description", &[("org", &display_name(slug))]);
+            settings.description = words.get("description", &org);
         }
         if let Some(field) = map.get("language") {
             if is_language_tag(&settings.language) && !locale::has_words(&settings.language) {
@@ -187,10 +192,10 @@ impl OrgSettings {
         for key in ["title", "description"] {
             if let Some(field) = map.get(key) {
                 let value = field.value.as_str().unwrap_or_default();
-                if value.chars().any(|c| text::is_unwritable(c) && c != '\n') {
-                    problems.push(
-                        map.problem(field, format!("`{key}` must not hold control characters")),
-                    );
+                // A title is one line wherever it shows: a tab's name, a feed reader's list.
+                let one_line = key == "title";
+                if let Some(wrong) = forbidden_char(value, one_line) {
+                    problems.push(map.problem(field, format!("`{key}` {wrong}")));
                 }
             }
         }
@@ -198,7 +203,7 @@ impl OrgSettings {
             if !is_language_tag(&self.language) {
                 problems.push(map.problem(
                     field,
-                    "`language` must be a BCP 47 tag like `en`, `de` or `pt-BR`",
+                    "`language` must be a BCP 47 tag like `en`, `de` or `pt-BR`, of 35 characters at most",
                 ));
             }
         }
@@ -240,11 +245,8 @@ fn read_strings(
             )));
             continue;
         }
-        if word.value.chars().any(text::is_unwritable) {
-            problems.push(at(format!(
-                "`strings.{}` must not hold control characters",
-                word.key
-            )));
+        if let Some(wrong) = forbidden_char(&word.value, true) {
+            problems.push(at(format!("`strings.{}` {wrong}", word.key)));
             continue;
         }
         if let Some(wrong) = locale::check_word(&word.key, &word.value) {
@@ -253,6 +255,24 @@ fn read_strings(
         strings.insert(word.key, word.value);
     }
     strings
+}
+
+/// Why `value` may not be shown: a control character (a line break too when it must be
+/// `one_line`), or a bidirectional embedding, override or isolate, which would turn the text
+/// after it on the page around. The marks (U+200E, U+200F, U+061C) are allowed.
+fn forbidden_char(value: &str, one_line: bool) -> Option<String> {
+    let wrong = value.chars().find(|&c| {
+        (text::is_unwritable(c) && (one_line || c != '\n'))
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    })?;
+    Some(match wrong {
+        '\n' => "must be one line".to_string(),
+        c if c.is_control() => format!("must not hold control characters ({})", text::describe_char(c)),
+        c => format!(
+            "must not hold {}, a bidirectional control: it would turn the page's text after it around",
+            text::describe_char(c)
+        ),
+    })
 }
 
 /// `accent_color`, when it is a colour; an empty one is a problem (an unquoted `#` starts a
@@ -365,10 +385,15 @@ fn is_embed_origin(origin: &str) -> bool {
     })
 }
 
+/// A BCP 47 tag's shape (RFC 5646): a language of 2 to 8 letters, or `x` (private use) or
+/// `i` (grandfathered) with subtags, then subtags of 1 to 8 letters and digits; 35
+/// characters at most, the length RFC 5646 asks every implementation to take.
 fn is_language_tag(tag: &str) -> bool {
     let mut parts = tag.split('-');
     let primary = parts.next().unwrap_or_default();
-    (2..=8).contains(&primary.len())
+    let singleton = matches!(primary, "x" | "X" | "i" | "I") && tag.len() > 2;
+    tag.len() <= 35
+        && ((2..=8).contains(&primary.len()) || singleton)
         && primary.chars().all(|c| c.is_ascii_alphabetic())
         && parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
 }
@@ -409,6 +434,56 @@ mod tests {
             text[1].starts_with("content/acme/_org.yaml:2:8: unknown theme `missing`"),
             "{text:?}"
         );
+    }
+
+    #[test]
+    fn language_tags_take_rfc_5646_shapes_up_to_35_characters() {
+        for good in [
+            "en",
+            "pt-BR",
+            "zh-Hans-CN",
+            "x-klingon",
+            "i-navajo",
+            "de-CH-1901",
+        ] {
+            assert!(is_language_tag(good), "{good}");
+        }
+        let long = format!("en-{}", ["abcdefgh"; 4].join("-"));
+        for bad in [
+            "",
+            "e",
+            "x",
+            "x-",
+            "english!",
+            "en--US",
+            "en-abcdefghi",
+            long.as_str(),
+        ] {
+            assert!(!is_language_tag(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn titles_and_words_refuse_what_would_turn_the_page_around() {
+        assert_eq!(forbidden_char("Acme \u{200F}news", true), None);
+        assert_eq!(forbidden_char("two\nlines", false), None);
+        assert_eq!(
+            forbidden_char("two\nlines", true).unwrap(),
+            "must be one line"
+        );
+        let wrong = forbidden_char("evil\u{202E}txt", true).unwrap();
+        assert!(wrong.contains("U+202E"), "{wrong}");
+        let wrong = forbidden_char("bell\u{7}", false).unwrap();
+        assert!(wrong.contains("U+0007"), "{wrong}");
+    }
+
+    #[test]
+    fn default_title_is_in_the_org_language() {
+        let site = SiteConfig::default();
+        let path = Path::new("content/acme/_org.yaml");
+        let (settings, _) =
+            OrgSettings::parse(path, b"language: de\n", "my-org", &site, |_| None).unwrap();
+        assert_eq!(settings.title, "Neuigkeiten von My Org");
     }
 
     #[test]

@@ -197,8 +197,14 @@ fn language(name: &str) -> Option<&'static HighlightConfiguration> {
     Some(language.config.get_or_init(language.make))
 }
 
+/// The largest block highlighted, in bytes of its escaped code: highlighting takes about
+/// 0.3 s a megabyte, and a block longer than a few thousand lines is a log or a dump that no
+/// one reads for its colours.
+const MAX_BLOCK: usize = 256 * 1024;
+
 /// `html` (an entry's sanitized HTML) with the code of each `<pre><code class="language-…">`
-/// of a highlighted language in coloured spans; other code stays as it is. The code is the
+/// of a highlighted language, and not over [`MAX_BLOCK`], in coloured spans; other code stays
+/// as it is. The code is the
 /// block's text: the sanitized HTML holds it escaped, and nothing else, between the tags.
 pub fn code_blocks(html: &str) -> Cow<'_, str> {
     const OPEN: &str = "<pre><code class=\"language-";
@@ -220,22 +226,24 @@ pub fn code_blocks(html: &str) -> Cow<'_, str> {
             break;
         };
         let escaped = &after[code_start.min(end)..end];
-        let highlighted = language(name).and_then(|config| {
-            let code = crate::html::unescape(escaped);
-            let events = highlighter
-                .highlight(config, code.as_bytes(), None, None, |_| None)
-                .ok()?;
-            renderer.reset();
-            renderer
-                .render(events, code.as_bytes(), &|highlight, out| {
-                    out.extend_from_slice(b"class=\"");
-                    out.extend_from_slice(CLASSES[highlight.0].1.as_bytes());
-                    out.push(b'"');
-                })
-                .ok()?;
-            let spans = std::str::from_utf8(&renderer.html).ok()?;
-            Some(tidy(spans, &code))
-        });
+        let highlighted = language(name)
+            .filter(|_| escaped.len() <= MAX_BLOCK)
+            .and_then(|config| {
+                let code = crate::html::unescape(escaped);
+                let events = highlighter
+                    .highlight(config, code.as_bytes(), None, None, |_| None)
+                    .ok()?;
+                renderer.reset();
+                renderer
+                    .render(events, code.as_bytes(), &|highlight, out| {
+                        out.extend_from_slice(b"class=\"");
+                        out.extend_from_slice(CLASSES[highlight.0].1.as_bytes());
+                        out.push(b'"');
+                    })
+                    .ok()?;
+                let spans = std::str::from_utf8(&renderer.html).ok()?;
+                Some(tidy(spans, &code))
+            });
         out.push_str(&rest[..at + OPEN.len() + code_start.min(end)]);
         match highlighted {
             Some(spans) => out.push_str(&spans),
@@ -293,5 +301,12 @@ mod tests {
             out.starts_with("<p>x</p>\n<pre><code class=\"language-rust\">"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn a_block_over_the_limit_stays_plain() {
+        let code = "fn f() {}\n".repeat(MAX_BLOCK / 10 + 1);
+        let html = format!("<pre><code class=\"language-rust\">{code}</code></pre>");
+        assert_eq!(code_blocks(&html), html);
     }
 }

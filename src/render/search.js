@@ -61,32 +61,33 @@ header.appendChild(form);
 form.appendChild(out);
 
 // The index: entries, and each word folded with the entries that have it, as a bitmap
-// (bit i % 8 of byte i >> 3 for entry i) decoded the first time a query needs it.
+// (bit i % 8 of byte i >> 3 for entry i) or a list of entry numbers, both decoded when the
+// index loads, so that no keystroke waits on it.
 function read(data) {
   var words = data.words.map(fold).map(function (w) { return w.trim(); });
-  return { count: data.count, bytes: (data.count + 7) >> 3, entries: data.entries, words: words, sets: data.sets, decoded: [] };
+  var bytes = (data.count + 7) >> 3;
+  return { count: data.count, bytes: bytes, entries: data.entries, words: words, sets: data.sets.map(function (code) { return decode(code, bytes); }) };
 }
-function set(at) {
-  var ix = index, got = ix.decoded[at];
-  if (got) return got;
-  var code = ix.sets[at], out = new Uint8Array(ix.bytes), i;
+function decode(code, bytes) {
+  var i, n = 0;
   if (code[0] === "b") {
-    var bytes = atob(code.slice(1));
-    for (i = 0; i < bytes.length; i++) out[i] = bytes.charCodeAt(i);
-  } else {
-    var n = 0;
-    code.slice(1).split(".").forEach(function (gap) { n += parseInt(gap, 36); out[n >> 3] |= 1 << (n & 7); });
+    var raw = atob(code.slice(1)), bitmap = new Uint8Array(bytes);
+    for (i = 0; i < raw.length; i++) bitmap[i] = raw.charCodeAt(i);
+    return bitmap;
   }
-  return (ix.decoded[at] = out);
+  var gaps = code.slice(1).split("."), list = new Uint32Array(gaps.length);
+  for (i = 0; i < gaps.length; i++) list[i] = n += parseInt(gaps[i], 36);
+  return list;
 }
 // The entries with a word that starts with `w` (or, in a script without spaces, holds it).
 function having(w) {
-  var ix = index, out = new Uint8Array(ix.bytes), dense = DENSE.test(w), at, i;
+  var ix = index, out = new Uint8Array(ix.bytes), dense = DENSE.test(w), at, i, n;
   for (at = 0; at < ix.words.length; at++) {
     var word = ix.words[at];
     if (dense ? word.indexOf(w) < 0 : word.lastIndexOf(w, 0) !== 0) continue;
-    var s = set(at);
-    for (i = 0; i < s.length; i++) out[i] |= s[i];
+    var s = ix.sets[at];
+    if (s instanceof Uint8Array) for (i = 0; i < s.length; i++) out[i] |= s[i];
+    else for (i = 0; i < s.length; i++) { n = s[i]; out[n >> 3] |= 1 << (n & 7); }
   }
   return out;
 }
@@ -98,9 +99,6 @@ function load() {
       return r.json();
     }).then(function (data) {
       index = read(data);
-      // The bitmaps (words in one entry of twelve or more) are decoded now, before the
-      // reader's next keystroke needs them; a list is quick to decode when asked.
-      index.sets.forEach(function (code, at) { if (code[0] === "b") set(at); });
       find();
     }).catch(function () { loading = null; });
   }

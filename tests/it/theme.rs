@@ -306,7 +306,8 @@ fn fenced_code_is_highlighted_on_pages_and_plain_in_feeds() {
     let work = tempfile::tempdir().unwrap();
     let org = work.path().join("content/acme");
     std::fs::create_dir_all(&org).unwrap();
-    let body = "```rust\nfn main() { let n = 42; }\n```\n\n\
+    // `rust,ignore`: the language is the info string's first word, up to a comma.
+    let body = "```rust,ignore\nfn main() { let n = 42; }\n```\n\n\
                 ```json\n{\"retry\": true, \"attempts\": 3}\n```\n\n\
                 ```sh\necho \"hello\" # greet\n```\n\n\
                 ```ts\nconst greet = (name: string): string => `Hi, ${name}`;\n```\n\n\
