@@ -5,6 +5,7 @@
 //! ([`render`] into [`output`]; [`api`] and [`serve`] over HTTP). This file only lists the
 //! modules.
 
+pub mod announce;
 pub mod api;
 mod atomic;
 pub mod build;

@@ -323,6 +323,12 @@ fn value_column(line: &str, key: &str) -> Option<usize> {
     Some(line[..value_start].chars().count() + 1)
 }
 
+fn is_string_keyed_mapping(value: &Value) -> bool {
+    value
+        .as_mapping()
+        .is_some_and(|mapping| mapping.keys().all(Value::is_string))
+}
+
 /// Where to report a problem with `key` of item `index` (0-based) of the list that is the
 /// value of the top-level `list:`, as (1-based line, column). In a block-style list of
 /// block mappings (`- key: value` lines), the value of `key:`; failing that, where the item
@@ -411,6 +417,11 @@ impl<'a> Mapping<'a> {
         self.fields.iter().find(|f| f.key == key)
     }
 
+    /// Where the value of `field` is written: 1-based line and column.
+    pub fn position(&self, field: &Field) -> (usize, usize) {
+        (field.line, field.value_column)
+    }
+
     /// A problem about the value of `field`.
     pub fn problem(&self, field: &Field, message: impl Into<String>) -> Problem {
         Problem::new(self.path, field.line, field.value_column, message)
@@ -494,6 +505,58 @@ impl<'a> Mapping<'a> {
             }
         }
         Some(nested)
+    }
+
+    /// The value of `key` as a list of mappings (`- type: slack` lines), each item a
+    /// [`Mapping`] whose keys are located in `text`, the mapping's text, by
+    /// [`list_item_key`]. Anything else is a problem.
+    pub fn mapping_list(
+        &self,
+        text: &str,
+        key: &str,
+        problems: &mut Vec<Problem>,
+    ) -> Option<Vec<Mapping<'a>>> {
+        let field = self.get(key)?;
+        let items = match &field.value {
+            Value::Null => return Some(Vec::new()),
+            Value::Sequence(items) if items.iter().all(is_string_keyed_mapping) => items,
+            _ => {
+                problems.push(self.problem(
+                    field,
+                    format!("`{key}` must be a list of settings, like `{key}:` and then `  - type: …` lines"),
+                ));
+                return None;
+            }
+        };
+        let items = items.iter().enumerate().map(|(index, item)| {
+            // A key no item has: where the item starts.
+            let start = list_item_key(text, key, index, "\0")
+                .map_or(field.line, |(line, _)| self.first_line + line - 1);
+            let fields = item
+                .as_mapping()
+                .into_iter()
+                .flatten()
+                .map(|(name, value)| {
+                    let name = name.as_str().unwrap_or_default();
+                    let (line, value_column) = list_item_key(text, key, index, name)
+                        .map_or((field.line, field.value_column), |(line, column)| {
+                            (self.first_line + line - 1, column)
+                        });
+                    Field {
+                        key: name.to_string(),
+                        value: value.clone(),
+                        line,
+                        value_column,
+                    }
+                })
+                .collect();
+            Mapping {
+                path: self.path,
+                first_line: start,
+                fields,
+            }
+        });
+        Some(items.collect())
     }
 
     /// A problem at `line:column` of the mapping's file.

@@ -29,7 +29,7 @@ pub struct Args {
     quiet: bool,
 }
 
-fn parse_now(text: &str) -> Result<DateTime<Utc>, String> {
+pub(super) fn parse_now(text: &str) -> Result<DateTime<Utc>, String> {
     DateTime::parse_from_rfc3339(text)
         .map(|t| t.with_timezone(&Utc))
         .map_err(|e| format!("expected an RFC 3339 time like 2026-11-01T09:00:00Z ({e})"))

@@ -2,6 +2,7 @@
 //! its own file, and how errors become messages and exit codes (1 for problems in the
 //! content, 2 for usage errors).
 
+mod announce;
 mod check;
 mod generate;
 mod keys;
@@ -53,6 +54,12 @@ enum Command {
         after_help = "Examples:\n  shiplog new acme \"Faster CSV exports\" --tags feature,exports\n  shiplog new acme \"New dashboard\" --bundle --date 2026-12-01"
     )]
     New(new::Args),
+    /// Tell each org's channels (webhooks, Slack, Discord, WebSub, email) of the entries
+    /// published since they last heard, each exactly once.
+    #[command(
+        after_help = "Exit status: 0 when every delivery arrived, 1 when any failed, 2 on usage errors.\n\nExamples:\n  shiplog announce --dry-run\n  shiplog announce --state .shiplog/announce.jsonl"
+    )]
+    Announce(announce::Args),
     /// Manage the API keys of shiplog-api.
     #[command(subcommand)]
     Keys(keys::Command),
@@ -74,6 +81,7 @@ enum Command {
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Announce(args) => announce::run(args),
         Command::Generate(args) => generate::run(args).map(success),
         Command::Serve(args) => serve::run(args).map(success),
         Command::New(args) => new::run(args).map(success),
@@ -127,7 +135,12 @@ fn error_label() -> &'static str {
 
 /// Prints an error with its whole cause chain and picks the exit code.
 fn report(error: &Error) -> ExitCode {
-    for line in error.report_lines("nothing was written") {
+    report_as(error, "nothing was written")
+}
+
+/// [`report`], saying what the failure left undone (`nothing was sent`).
+fn report_as(error: &Error, consequence: &str) -> ExitCode {
+    for line in error.report_lines(consequence) {
         match line.strip_prefix("error:") {
             Some(rest) => eprintln!("{}{rest}", error_label()),
             None => eprintln!("{line}"),

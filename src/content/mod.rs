@@ -1,6 +1,7 @@
 //! The content index: every organization with its settings and entries, loaded in parallel
 //! from a content folder. Both binaries get their index from [`load`].
 
+mod channels;
 mod entry;
 mod front_matter;
 mod images;
@@ -15,6 +16,7 @@ use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use url::Url;
 
+pub use channels::{Channel, ChannelKind, EnvVar};
 pub use entry::{check_id, parse_date, Entry, EntryJson, Image, RESERVED_IDS};
 pub use images::Size;
 pub use org::{Logo, OrgSettings};

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use chrono_tz::Tz;
 
+use super::channels::{self, Channel, ChannelKind};
 use crate::color::Color;
 use crate::config::SiteConfig;
 use crate::error::Problem;
@@ -28,6 +29,7 @@ pub const KEYS: &[&str] = &[
     "timezone",
     "noindex",
     "strings",
+    "announce",
 ];
 
 /// An organization's settings, with every default filled in.
@@ -61,6 +63,20 @@ pub struct OrgSettings {
     pub noindex: bool,
     /// Words of the pages in place of the language's own, by key of [`locale::KEYS`].
     pub strings: BTreeMap<String, String>,
+    /// The channels `shiplog announce` tells of new entries (`announce:`).
+    pub channels: Vec<Channel>,
+}
+
+impl OrgSettings {
+    /// The WebSub hubs of the org's `websub` channels, which its feeds name.
+    pub fn hubs(&self) -> impl Iterator<Item = &str> {
+        self.channels
+            .iter()
+            .filter_map(|channel| match &channel.kind {
+                ChannelKind::WebSub { hub } => Some(hub.as_str()),
+                _ => None,
+            })
+    }
 }
 
 /// An org's `logo`: a file of its folder, or an https address.
@@ -90,6 +106,7 @@ impl OrgSettings {
             timezone: Tz::UTC,
             noindex: false,
             strings: BTreeMap::new(),
+            channels: Vec::new(),
         }
     }
 
@@ -131,10 +148,12 @@ impl OrgSettings {
             timezone: read_timezone(&map, &mut problems),
             noindex: map.bool("noindex", &mut problems).unwrap_or(false),
             strings: BTreeMap::new(),
+            channels: Vec::new(),
         };
         let mut settings = settings;
         let mut warnings = Vec::new();
         settings.strings = read_strings(&map, text, &mut problems, &mut warnings);
+        settings.channels = channels::read(&map, text, &mut problems);
         // The defaults, in the org's language.
         let words = locale::Words::new(&settings.language, &settings.strings);
         let name = display_name(slug);

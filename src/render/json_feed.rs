@@ -25,8 +25,9 @@ struct Feed<'a> {
     items: &'a [Item<'a>],
 }
 
+/// An entry as a JSON Feed item.
 #[derive(Serialize)]
-struct Item<'a> {
+pub struct Item<'a> {
     #[serde(flatten)]
     entry: EntryJson<'a>,
     /// Only where the entry has one.
@@ -36,6 +37,18 @@ struct Item<'a> {
     image: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     date_modified: Option<String>,
+}
+
+impl<'a> Item<'a> {
+    /// The item of `entry`, as feeds and webhooks carry it.
+    pub fn of(entry: &'a Entry) -> Self {
+        Item {
+            entry: entry.json(),
+            summary: entry.summary.as_deref(),
+            image: entry.image.as_ref().map(|image| image.url.as_str()),
+            date_modified: entry.date_modified(),
+        }
+    }
 }
 
 /// How the feed's pretty-printed JSON ends where its items are empty, and where they are not.
@@ -87,12 +100,7 @@ pub fn item(entry: &Entry) -> Vec<u8> {
         items: &'a [Item<'a>],
     }
     const START: &[u8] = b"{\n  \"items\": [";
-    let item = Item {
-        entry: entry.json(),
-        summary: entry.summary.as_deref(),
-        image: entry.image.as_ref().map(|image| image.url.as_str()),
-        date_modified: entry.date_modified(),
-    };
+    let item = Item::of(entry);
     let mut bytes = Vec::with_capacity(entry.content_html.len() * 9 / 8 + 1024);
     serde_json::to_writer_pretty(&mut bytes, &Wrapper { items: &[item] })
         .expect("an item of strings always serializes");

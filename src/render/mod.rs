@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
+pub use json_feed::Item as JsonFeedItem;
 pub use page::Theme;
 pub use search::SOURCE as SEARCH_SOURCE;
 pub use widget::SOURCE as WIDGET_SOURCE;

@@ -1,0 +1,285 @@
+//! `shiplog announce` (SPEC section 6): tells each org's channels of the entries published
+//! since they last heard, each exactly once. The content index says what is published at
+//! `now`; the [`State`] journal says what each channel already has; what is left is sent,
+//! oldest first, and written to the journal as each delivery arrives.
+//!
+//! A channel's first run sends nothing: it takes the entries already published as known,
+//! so that adding a channel never floods it with the whole history.
+
+mod message;
+mod retry;
+mod send;
+mod state;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use crate::content::{Channel, ChannelKind, Entry, EnvVar, Index, Org};
+use crate::error::{Error, Problem, Result};
+
+pub use retry::Policy;
+pub use send::Resolved;
+pub use state::{Record, State};
+
+/// How a run goes.
+pub struct Options {
+    /// The time entries are published at (scheduled ones come due by it).
+    pub now: DateTime<Utc>,
+    /// Print what would be sent and send nothing.
+    pub dry_run: bool,
+    /// The longest one request may take.
+    pub timeout: Duration,
+    /// Tries and waits.
+    pub policy: Policy,
+    /// The content folder, where each org's `_org.yaml` is (for located problems).
+    pub content: PathBuf,
+}
+
+/// What a run did, as it happens: one line each for the caller to print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// A channel's first run took `known` entries as already announced.
+    FirstRun {
+        /// The org's slug.
+        org: String,
+        /// The channel's name.
+        channel: String,
+        /// Entries taken as known.
+        known: usize,
+    },
+    /// A delivery arrived (or, in a dry run, would be sent).
+    Sent {
+        /// The org's slug.
+        org: String,
+        /// The channel's name.
+        channel: String,
+        /// The entries it told of.
+        entries: Vec<String>,
+        /// Tries it took; 0 in a dry run.
+        tries: u32,
+        /// Where it went (no secret: the host, or the mail's recipients).
+        to: String,
+    },
+    /// A try failed and another follows after `wait`.
+    Retrying {
+        /// The org's slug.
+        org: String,
+        /// The channel's name.
+        channel: String,
+        /// The try that failed.
+        attempt: u32,
+        /// Why.
+        why: String,
+        /// The wait before the next try.
+        wait: Duration,
+    },
+    /// A delivery failed for good: a later run tries it again.
+    Failed {
+        /// The org's slug.
+        org: String,
+        /// The channel's name.
+        channel: String,
+        /// The entries it was to tell of.
+        entries: Vec<String>,
+        /// Why, with where it went.
+        why: String,
+    },
+}
+
+/// The counts of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Deliveries that arrived (or would be sent, in a dry run).
+    pub sent: usize,
+    /// Deliveries that failed.
+    pub failed: usize,
+    /// Entries taken as known by first runs.
+    pub known: usize,
+}
+
+/// One delivery to make: a channel and the entries it tells of (several only in a digest
+/// or a WebSub ping, which tells of the feeds).
+struct Delivery<'a> {
+    org: &'a Org,
+    channel: &'a Channel,
+    resolved: Resolved,
+    entries: Vec<&'a Entry>,
+}
+
+/// Announces what is due for every org of `index`, reading secrets through `env`.
+pub fn run(
+    index: &Index,
+    state: &mut State,
+    env: &dyn Fn(&str) -> Option<String>,
+    options: &Options,
+    report: &mut dyn FnMut(Event),
+) -> Result<Summary> {
+    let resolved = resolve_all(index, env, &options.content)?;
+    let mut summary = Summary::default();
+    let mut deliveries = Vec::new();
+    for (org, channel, resolved) in resolved {
+        // Oldest first: the order they were published in.
+        let published: Vec<&Entry> = org.published(options.now).iter().rev().collect();
+        if !state.started(&org.slug, &channel.name) {
+            summary.known += published.len();
+            if !options.dry_run {
+                let mut records = vec![record(org, channel, None, "start")];
+                records.extend(
+                    published
+                        .iter()
+                        .map(|e| record(org, channel, Some(e), "known")),
+                );
+                state.append(records)?;
+            }
+            report(Event::FirstRun {
+                org: org.slug.clone(),
+                channel: channel.name.clone(),
+                known: published.len(),
+            });
+            continue;
+        }
+        let due: Vec<&Entry> = published
+            .into_iter()
+            .filter(|entry| !state.announced(&org.slug, &channel.name, &entry.id))
+            .collect();
+        if due.is_empty() {
+            continue;
+        }
+        let together = matches!(
+            channel.kind,
+            ChannelKind::WebSub { .. } | ChannelKind::Email { digest: true, .. }
+        );
+        let groups: Vec<Vec<&Entry>> = if together {
+            vec![due]
+        } else {
+            due.into_iter().map(|entry| vec![entry]).collect()
+        };
+        for entries in groups {
+            deliveries.push(Delivery {
+                org,
+                channel,
+                resolved: resolved.clone(),
+                entries,
+            });
+        }
+    }
+    let sender = send::Sender::new(options.timeout)?;
+    for delivery in deliveries {
+        let org = delivery.org.slug.clone();
+        let channel = delivery.channel.name.clone();
+        let ids: Vec<String> = delivery.entries.iter().map(|e| e.id.clone()).collect();
+        let to = delivery.resolved.destination();
+        if options.dry_run {
+            summary.sent += 1;
+            report(Event::Sent {
+                org,
+                channel,
+                entries: ids,
+                tries: 0,
+                to,
+            });
+            continue;
+        }
+        let outcome = options.policy.run(
+            || sender.send(delivery.org, &delivery.resolved, &delivery.entries),
+            &mut |attempt, why, wait| {
+                report(Event::Retrying {
+                    org: org.clone(),
+                    channel: channel.clone(),
+                    attempt,
+                    why: why.to_string(),
+                    wait,
+                })
+            },
+            &mut std::thread::sleep,
+        );
+        if outcome.arrived {
+            // Written before anything else happens: a run killed after this line knows it.
+            let records = delivery
+                .entries
+                .iter()
+                .map(|e| record(delivery.org, delivery.channel, Some(e), "sent"))
+                .collect();
+            state.append(records)?;
+            summary.sent += 1;
+            report(Event::Sent {
+                org,
+                channel,
+                entries: ids,
+                tries: outcome.tries,
+                to,
+            });
+        } else {
+            summary.failed += 1;
+            let why = outcome.why.unwrap_or_default();
+            report(Event::Failed {
+                org,
+                channel,
+                entries: ids,
+                why: format!(
+                    "{to}: {why} (after {} {})",
+                    outcome.tries,
+                    if outcome.tries == 1 { "try" } else { "tries" }
+                ),
+            });
+        }
+    }
+    Ok(summary)
+}
+
+fn record(org: &Org, channel: &Channel, entry: Option<&&Entry>, how: &str) -> Record {
+    Record {
+        org: org.slug.clone(),
+        channel: channel.name.clone(),
+        entry: entry.map(|e| e.id.clone()),
+        how: how.to_string(),
+    }
+}
+
+/// Every channel of every org with its secrets read: a variable that is not set, or an
+/// address the channel may not use, is a problem at the setting that names it; all of them
+/// are reported at once.
+fn resolve_all<'a>(
+    index: &'a Index,
+    env: &dyn Fn(&str) -> Option<String>,
+    content: &Path,
+) -> Result<Vec<(&'a Org, &'a Channel, Resolved)>> {
+    let mut problems = Vec::new();
+    let mut resolved = Vec::new();
+    for org in index.orgs() {
+        let path = content.join(&org.slug).join("_org.yaml");
+        for channel in &org.settings.channels {
+            let mut missing = Vec::new();
+            let mut read = |var: &EnvVar| -> Option<String> {
+                match env(&var.name) {
+                    Some(value) if !value.trim().is_empty() => Some(value),
+                    _ => {
+                        missing.push(Problem::new(
+                            &path,
+                            var.line,
+                            var.column,
+                            format!(
+                                "`{}`: the environment variable {} is not set (set it in CI's secrets)",
+                                var.key, var.name
+                            ),
+                        ));
+                        None
+                    }
+                }
+            };
+            let outcome = send::resolve(channel, &mut read);
+            problems.append(&mut missing);
+            match outcome {
+                Ok(Some(channel_resolved)) => resolved.push((org, channel, channel_resolved)),
+                Ok(None) => {}
+                Err((var, message)) => {
+                    problems.push(Problem::new(&path, var.line, var.column, message))
+                }
+            }
+        }
+    }
+    Error::check(problems)?;
+    Ok(resolved)
+}

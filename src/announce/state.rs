@@ -1,0 +1,212 @@
+//! What has been announced: a journal of one JSON line per org, channel and entry, appended
+//! as each delivery arrives, so that a run killed half-way leaves a record of exactly what
+//! it sent. The journal only grows; reading it again is a union of its lines, so two copies
+//! (this machine's and the one kept in git, see [`super::git`]) merge by joining them.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Problem, Result};
+
+/// One line of the journal.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Record {
+    /// The org's slug.
+    pub org: String,
+    /// The channel's name in the org.
+    pub channel: String,
+    /// The entry's id; none on the line that says a channel has started (its first run,
+    /// which announces nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    /// `sent`, or `known` for an entry published before the channel's first run.
+    pub how: String,
+}
+
+/// The journal, read into memory, and the file it is appended to.
+pub struct State {
+    path: PathBuf,
+    records: HashSet<Record>,
+    /// The journal's lines in the order read or written, for writing a copy.
+    lines: Vec<String>,
+    file: Option<File>,
+}
+
+impl State {
+    /// Reads the journal at `path` (none yet: empty). A last line cut short (a machine that
+    /// lost power while writing it) is dropped; any other line that is not a record is a
+    /// problem at its line.
+    pub fn open(path: &Path) -> Result<State> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(source) => {
+                return Err(Error::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
+        };
+        let mut state = State {
+            path: path.to_path_buf(),
+            records: HashSet::new(),
+            lines: Vec::new(),
+            file: None,
+        };
+        state.merge(path, &text)?;
+        Ok(state)
+    }
+
+    /// Adds the records of `text`, another copy of the journal read from `source`.
+    pub fn merge(&mut self, source: &Path, text: &str) -> Result<()> {
+        let complete = text.rfind('\n').map_or(0, |end| end + 1);
+        let mut problems = Vec::new();
+        for (number, line) in text[..complete].lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Record>(line) {
+                Ok(record) => {
+                    if self.records.insert(record) {
+                        self.lines.push(line.to_string());
+                    }
+                }
+                Err(e) => problems.push(Problem::new(
+                    source,
+                    number + 1,
+                    e.column().max(1),
+                    format!("not a line of the announce journal: {e}"),
+                )),
+            }
+        }
+        Error::check(problems)
+    }
+
+    /// Whether `channel` of `org` has had its first run.
+    pub fn started(&self, org: &str, channel: &str) -> bool {
+        self.records.contains(&Record {
+            org: org.to_string(),
+            channel: channel.to_string(),
+            entry: None,
+            how: "start".to_string(),
+        })
+    }
+
+    /// Whether `entry` of `org` was sent to `channel`, or known before its first run.
+    pub fn announced(&self, org: &str, channel: &str, entry: &str) -> bool {
+        ["sent", "known"].iter().any(|how| {
+            self.records.contains(&Record {
+                org: org.to_string(),
+                channel: channel.to_string(),
+                entry: Some(entry.to_string()),
+                how: how.to_string(),
+            })
+        })
+    }
+
+    /// Appends `records` to the journal, in one write, and flushes it to the disk before
+    /// returning: once this returns, a later run knows of them whatever happens to this one.
+    pub fn append(&mut self, records: Vec<Record>) -> Result<()> {
+        let mut text = String::new();
+        for record in records {
+            if self.records.contains(&record) {
+                continue;
+            }
+            let line = serde_json::to_string(&record).expect("strings always serialize");
+            text.push_str(&line);
+            text.push('\n');
+            self.lines.push(line);
+            self.records.insert(record);
+        }
+        if text.is_empty() {
+            return Ok(());
+        }
+        let write_error = |source| Error::Write {
+            path: self.path.clone(),
+            source,
+        };
+        if self.file.is_none() {
+            if let Some(parent) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(write_error)?;
+            }
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)
+                .map_err(write_error)?;
+            self.file = Some(file);
+        }
+        let file = self.file.as_mut().expect("opened above");
+        file.write_all(text.as_bytes()).map_err(write_error)?;
+        file.sync_data().map_err(write_error)
+    }
+
+    /// The whole journal as text, one record a line.
+    pub fn text(&self) -> String {
+        let mut text = self.lines.join("\n");
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Where the journal is kept on this machine.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(entry: Option<&str>, how: &str) -> Record {
+        Record {
+            org: "acme".into(),
+            channel: "slack".into(),
+            entry: entry.map(str::to_string),
+            how: how.into(),
+        }
+    }
+
+    #[test]
+    fn records_survive_a_new_reading_and_a_torn_last_line_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state/announce.jsonl");
+        let mut state = State::open(&path).unwrap();
+        assert!(!state.started("acme", "slack"));
+        state
+            .append(vec![record(None, "start"), record(Some("a"), "known")])
+            .unwrap();
+        state.append(vec![record(Some("b"), "sent")]).unwrap();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("{\"org\":\"acme\",\"chan");
+        std::fs::write(&path, &text).unwrap();
+        let again = State::open(&path).unwrap();
+        assert!(again.started("acme", "slack"));
+        assert!(again.announced("acme", "slack", "a") && again.announced("acme", "slack", "b"));
+        assert!(!again.announced("acme", "slack", "c"));
+        assert!(!again.announced("acme", "discord", "a"));
+        assert_eq!(again.text().lines().count(), 3);
+    }
+
+    #[test]
+    fn a_line_that_is_not_a_record_is_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("announce.jsonl");
+        std::fs::write(
+            &path,
+            "{\"org\":\"a\",\"channel\":\"b\",\"how\":\"start\"}\nnot json\n",
+        )
+        .unwrap();
+        let Err(Error::Invalid(problems)) = State::open(&path) else {
+            panic!("a broken journal must be refused")
+        };
+        let message = problems.into_vec()[0].to_string();
+        assert!(message.contains("announce.jsonl:2:"), "{message}");
+    }
+}
