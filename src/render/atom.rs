@@ -92,6 +92,11 @@ fn write_feed<W: Write>(
                 text(xml, "icon", icon)?;
             }
             link(xml, &info.atom_url, "self", "application/atom+xml")?;
+            for hub in &info.hubs {
+                xml.create_element("link")
+                    .with_attributes([("rel", "hub"), ("href", hub.as_str())])
+                    .write_empty()?;
+            }
             let home = format!("{}/", info.home_page_url);
             link(xml, &home, "alternate", "text/html")?;
             if let Some(icon) = &info.icon {

@@ -21,8 +21,19 @@ struct Feed<'a> {
     icon: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     favicon: Option<&'a str>,
+    /// The WebSub hubs, where the org has any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    hubs: Vec<Hub<'a>>,
     /// Always written empty: the items made once each are put in afterwards.
     items: &'a [Item<'a>],
+}
+
+/// A JSON Feed `hubs` member.
+#[derive(Serialize)]
+struct Hub<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    url: &'a str,
 }
 
 /// An entry as a JSON Feed item.
@@ -67,6 +78,14 @@ pub fn render(info: &FeedInfo, entries: &[&Entry], items: &FeedItems) -> Vec<u8>
         language: &info.language,
         icon: info.icon.as_deref(),
         favicon: info.icon.as_deref(),
+        hubs: info
+            .hubs
+            .iter()
+            .map(|url| Hub {
+                kind: "WebSub",
+                url,
+            })
+            .collect(),
         items: &[],
     };
     let room: usize = entries

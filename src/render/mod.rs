@@ -66,6 +66,9 @@ pub struct FeedInfo {
     pub website: String,
     /// The address of the org's logo, if it has one.
     pub icon: Option<String>,
+    /// The WebSub hubs `shiplog announce` pings when the feed changes: the org's own feeds
+    /// only, since a tag's feeds are never pinged.
+    pub hubs: Vec<String>,
 }
 
 impl FeedInfo {
@@ -81,6 +84,7 @@ impl FeedInfo {
             author: org.settings.title.clone(),
             website: org.website().to_string(),
             icon: org.logo_url(),
+            hubs: Vec::new(),
             home_page_url,
         }
     }
@@ -89,16 +93,18 @@ impl FeedInfo {
 impl<'a> Listing<'a> {
     /// The org's whole changelog.
     fn changelog(org: &Org, published: &'a [Entry]) -> Self {
+        let mut feed = FeedInfo::new(
+            org,
+            org.settings.title.clone(),
+            org.settings.description.clone(),
+            format!("{}/changelog", org.url),
+        );
+        feed.hubs = org.settings.hubs().map(str::to_string).collect();
         Listing {
             folder: String::new(),
             tag: None,
             entries: published.iter().collect(),
-            feed: FeedInfo::new(
-                org,
-                org.settings.title.clone(),
-                org.settings.description.clone(),
-                format!("{}/changelog", org.url),
-            ),
+            feed,
         }
     }
 

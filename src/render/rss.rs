@@ -36,7 +36,13 @@ pub fn render(info: &FeedInfo, entries: &[&Entry], items: &FeedItems) -> Vec<u8>
                 .build()
         }))
         .atom_ext(Some(AtomExtension {
-            links: vec![self_link],
+            links: std::iter::once(self_link)
+                .chain(info.hubs.iter().map(|hub| Link {
+                    href: hub.clone(),
+                    rel: "hub".to_string(),
+                    ..Link::default()
+                }))
+                .collect(),
         }))
         .build();
     let room: usize = entries.iter().map(|entry| items.get(entry).rss.len()).sum();

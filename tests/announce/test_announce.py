@@ -173,6 +173,17 @@ def test_each_channel_hears_of_each_entry_once_in_its_own_shape(world, tmp_path)
     assert log.of("hub")[0][0] == tuple(
         f"https://acme.changelog.example/changelog/{feed}" for feed in ("feed.xml", "atom.xml", "feed.json"))
 
+    # The org's feeds name the hub; a tag's feeds, never pinged, do not.
+    built = subprocess.run([str(SHIPLOG), "generate", "--output", "public", "--now", LATER, "--quiet"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    hub = f"http://127.0.0.1:{world['port']}/hub"
+    feeds = tmp_path / "public" / "acme" / "changelog"
+    assert f'<atom:link href="{hub}" rel="hub"/>' in (feeds / "feed.xml").read_text()
+    assert f'<link rel="hub" href="{hub}"/>' in (feeds / "atom.xml").read_text()
+    assert json.loads((feeds / "feed.json").read_text())["hubs"] == [{"type": "WebSub", "url": hub}]
+    assert "hub" not in (feeds / "tags" / "feature" / "feed.xml").read_text()
+
     # Mail: both parts, a stable Message-ID, absolute links, no secret.
     mails = [email.message_from_bytes(content, policy=email.policy.default) for _, content in log.of("smtp")]
     assert len(mails) == 3
