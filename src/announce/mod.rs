@@ -6,6 +6,7 @@
 //! A channel's first run sends nothing: it takes the entries already published as known,
 //! so that adding a channel never floods it with the whole history.
 
+mod git;
 mod message;
 mod retry;
 mod send;
@@ -16,9 +17,12 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+use retry::Try;
+
 use crate::content::{Channel, ChannelKind, Entry, EnvVar, Index, Org};
 use crate::error::{Error, Problem, Result};
 
+pub use git::StateBranch;
 pub use retry::Policy;
 pub use send::Resolved;
 pub use state::{Record, State};
@@ -166,6 +170,12 @@ pub fn run(
         }
     }
     let sender = send::Sender::new(options.timeout)?;
+    // Names this run's tries in the journal, apart from any other run's.
+    let run_id = format!(
+        "{}-{}",
+        Utc::now().timestamp_nanos_opt().unwrap_or_default(),
+        std::process::id()
+    );
     for delivery in deliveries {
         let org = delivery.org.slug.clone();
         let channel = delivery.channel.name.clone();
@@ -182,8 +192,41 @@ pub fn run(
             });
             continue;
         }
+        let mut number = 0;
         let outcome = options.policy.run(
-            || sender.send(delivery.org, &delivery.resolved, &delivery.entries),
+            || {
+                number += 1;
+                let attempt = format!("{run_id}.{number}");
+                let tries = |how: &str| -> Vec<Record> {
+                    delivery
+                        .entries
+                        .iter()
+                        .map(|e| Record {
+                            attempt: Some(attempt.clone()),
+                            ..record(delivery.org, delivery.channel, Some(e), how)
+                        })
+                        .collect()
+                };
+                let mut handed = false;
+                let result = sender.send(
+                    delivery.org,
+                    &delivery.resolved,
+                    &delivery.entries,
+                    &mut || {
+                        handed = true;
+                        state
+                            .append_now(tries("handed"))
+                            .map_err(std::io::Error::other)
+                    },
+                );
+                if handed && result != Try::Arrived {
+                    // Seen to fail: the next try, or run, sends it again.
+                    if let Err(error) = state.append(tries("failed")) {
+                        return Try::Refused(error.to_string());
+                    }
+                }
+                result
+            },
             &mut |attempt, why, wait| {
                 report(Event::Retrying {
                     org: org.clone(),
@@ -235,6 +278,7 @@ fn record(org: &Org, channel: &Channel, entry: Option<&&Entry>, how: &str) -> Re
         channel: channel.name.clone(),
         entry: entry.map(|e| e.id.clone()),
         how: how.to_string(),
+        attempt: None,
     }
 }
 

@@ -255,8 +255,16 @@ impl Sender {
         })
     }
 
-    /// One try of telling `resolved` of `entries` of `org`.
-    pub fn send(&self, org: &Org, resolved: &Resolved, entries: &[&Entry]) -> Try {
+    /// One try of telling `resolved` of `entries` of `org`. `handing` is called just before
+    /// an HTTP request's last byte goes out (an error from it stops the request there); a
+    /// mail, whose end lettre writes, never calls it.
+    pub fn send(
+        &self,
+        org: &Org,
+        resolved: &Resolved,
+        entries: &[&Entry],
+        handing: &mut dyn FnMut() -> std::io::Result<()>,
+    ) -> Try {
         match resolved {
             Resolved::Webhook { url, key } => {
                 let entry = entries[0];
@@ -273,6 +281,7 @@ impl Sender {
                         ("webhook-timestamp", &timestamp),
                         ("webhook-signature", &signature),
                     ],
+                    handing,
                 )
             }
             Resolved::Slack(url) => self.post(
@@ -280,29 +289,49 @@ impl Sender {
                 "application/json",
                 &message::slack(org, entries[0]),
                 &[],
+                handing,
             ),
             Resolved::Discord(url) => self.post(
                 url,
                 "application/json",
                 &message::discord(org, entries[0]),
                 &[],
+                handing,
             ),
             Resolved::WebSub(hub) => self.post(
                 hub,
                 "application/x-www-form-urlencoded",
                 message::websub_form(org).as_bytes(),
                 &[],
+                handing,
             ),
             Resolved::Email(smtp) => self.mail(org, smtp, entries),
         }
     }
 
-    fn post(&self, url: &url::Url, kind: &str, body: &[u8], headers: &[(&str, &str)]) -> Try {
-        let mut request = self.agent.post(url.as_str()).header("content-type", kind);
+    fn post(
+        &self,
+        url: &url::Url,
+        kind: &str,
+        body: &[u8],
+        headers: &[(&str, &str)],
+        handing: &mut dyn FnMut() -> std::io::Result<()>,
+    ) -> Try {
+        let mut request = self
+            .agent
+            .post(url.as_str())
+            .header("content-type", kind)
+            // Given, so that ureq sends the body as it is read, not in chunks.
+            .header("content-length", body.len().to_string());
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        match request.send(body) {
+        let mut reader = LastByte {
+            body,
+            at: 0,
+            handing: Some(handing),
+        };
+        match request.send(ureq::SendBody::from_reader(&mut reader)) {
             Ok(response) => {
                 let retry_after = response
                     .headers()
@@ -374,6 +403,35 @@ impl Sender {
                 wait: None,
             },
         }
+    }
+}
+
+/// A request body that holds back its last byte until `handing` has run: from the moment
+/// that byte goes out the receiver may have the whole request, whatever becomes of this
+/// process (ureq writes what each read gives before it reads again).
+struct LastByte<'a> {
+    body: &'a [u8],
+    at: usize,
+    handing: Option<&'a mut dyn FnMut() -> std::io::Result<()>>,
+}
+
+impl std::io::Read for LastByte<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let rest = &self.body[self.at..];
+        if rest.is_empty() || buffer.is_empty() {
+            return Ok(0);
+        }
+        let mut length = buffer.len().min(rest.len());
+        if length == rest.len() {
+            if rest.len() > 1 {
+                length -= 1;
+            } else if let Some(handing) = self.handing.take() {
+                handing()?;
+            }
+        }
+        buffer[..length].copy_from_slice(&rest[..length]);
+        self.at += length;
+        Ok(length)
     }
 }
 
@@ -467,6 +525,28 @@ mod tests {
             Some(("user@acme".to_string(), "p/w".to_string()))
         );
         assert!(smtp_error("http://mail.example"));
+    }
+
+    #[test]
+    fn the_last_byte_waits_for_the_record() {
+        use std::io::Read;
+        let calls = std::cell::Cell::new(0);
+        let mut handing = || {
+            calls.set(calls.get() + 1);
+            Ok(())
+        };
+        let mut reader = LastByte {
+            body: b"hello",
+            at: 0,
+            handing: Some(&mut handing),
+        };
+        let mut buffer = [0u8; 64];
+        assert_eq!(reader.read(&mut buffer).unwrap(), 4);
+        assert_eq!(calls.get(), 0, "not before the last byte is asked for");
+        assert_eq!(reader.read(&mut buffer).unwrap(), 1);
+        assert_eq!(&buffer[..1], b"o");
+        assert_eq!(reader.read(&mut buffer).unwrap(), 0);
+        assert_eq!(calls.get(), 1);
     }
 
     fn smtp_error(value: &str) -> bool {

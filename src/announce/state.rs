@@ -3,7 +3,7 @@
 //! it sent. The journal only grows; reading it again is a union of its lines, so two copies
 //! (this machine's and the one kept in git, see [`super::git`]) merge by joining them.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,14 +23,25 @@ pub struct Record {
     /// which announces nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entry: Option<String>,
-    /// `sent`, or `known` for an entry published before the channel's first run.
+    /// `sent`; `known` for an entry published before the channel's first run; `start` for
+    /// a channel's first run; `handed` when a try's last byte went out (the receiver may
+    /// have it all from then on), `failed` when that try then failed.
     pub how: String,
+    /// The try a `handed` or `failed` line is about: the run's id and the try's number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<String>,
 }
+
+/// An org, channel and entry.
+type Key = (String, String, String);
 
 /// The journal, read into memory, and the file it is appended to.
 pub struct State {
     path: PathBuf,
     records: HashSet<Record>,
+    /// The tries whose last byte went out, by entry, and those of them that then failed.
+    handed: HashMap<Key, Vec<String>>,
+    failed: HashSet<(Key, String)>,
     /// The journal's lines in the order read or written, for writing a copy.
     lines: Vec<String>,
     file: Option<File>,
@@ -54,6 +65,8 @@ impl State {
         let mut state = State {
             path: path.to_path_buf(),
             records: HashSet::new(),
+            handed: HashMap::new(),
+            failed: HashSet::new(),
             lines: Vec::new(),
             file: None,
         };
@@ -71,7 +84,7 @@ impl State {
             }
             match serde_json::from_str::<Record>(line) {
                 Ok(record) => {
-                    if self.records.insert(record) {
+                    if self.insert(record) {
                         self.lines.push(line.to_string());
                     }
                 }
@@ -86,6 +99,24 @@ impl State {
         Error::check(problems)
     }
 
+    /// Adds `record`, and to the tries it is about; false when it was there already.
+    fn insert(&mut self, record: Record) -> bool {
+        if self.records.contains(&record) {
+            return false;
+        }
+        if let (Some(entry), Some(attempt)) = (&record.entry, &record.attempt) {
+            let key = (record.org.clone(), record.channel.clone(), entry.clone());
+            match record.how.as_str() {
+                "handed" => self.handed.entry(key).or_default().push(attempt.clone()),
+                "failed" => {
+                    self.failed.insert((key, attempt.clone()));
+                }
+                _ => {}
+            }
+        }
+        self.records.insert(record)
+    }
+
     /// Whether `channel` of `org` has had its first run.
     pub fn started(&self, org: &str, channel: &str) -> bool {
         self.records.contains(&Record {
@@ -93,34 +124,54 @@ impl State {
             channel: channel.to_string(),
             entry: None,
             how: "start".to_string(),
+            attempt: None,
         })
     }
 
-    /// Whether `entry` of `org` was sent to `channel`, or known before its first run.
+    /// Whether `entry` of `org` was sent to `channel`, or known before its first run, or
+    /// a try of it handed over its last byte and was never seen to fail: a run killed
+    /// then may well have delivered it, and sending it again would repeat it.
     pub fn announced(&self, org: &str, channel: &str, entry: &str) -> bool {
-        ["sent", "known"].iter().any(|how| {
+        let done = ["sent", "known"].iter().any(|how| {
             self.records.contains(&Record {
                 org: org.to_string(),
                 channel: channel.to_string(),
                 entry: Some(entry.to_string()),
                 how: how.to_string(),
+                attempt: None,
             })
+        });
+        let key = (org.to_string(), channel.to_string(), entry.to_string());
+        done || self.handed.get(&key).is_some_and(|tries| {
+            tries
+                .iter()
+                .any(|attempt| !self.failed.contains(&(key.clone(), attempt.clone())))
         })
     }
 
     /// Appends `records` to the journal, in one write, and flushes it to the disk before
     /// returning: once this returns, a later run knows of them whatever happens to this one.
     pub fn append(&mut self, records: Vec<Record>) -> Result<()> {
+        self.write(records, true)
+    }
+
+    /// [`State::append`] without waiting for the disk: the line is in the system's hands,
+    /// which a killed process cannot take back (only a machine that loses power could).
+    /// For the line written between a try's last bytes, where a wait would widen the gap.
+    pub fn append_now(&mut self, records: Vec<Record>) -> Result<()> {
+        self.write(records, false)
+    }
+
+    fn write(&mut self, records: Vec<Record>, durable: bool) -> Result<()> {
         let mut text = String::new();
         for record in records {
-            if self.records.contains(&record) {
+            let line = serde_json::to_string(&record).expect("strings always serialize");
+            if !self.insert(record) {
                 continue;
             }
-            let line = serde_json::to_string(&record).expect("strings always serialize");
             text.push_str(&line);
             text.push('\n');
             self.lines.push(line);
-            self.records.insert(record);
         }
         if text.is_empty() {
             return Ok(());
@@ -142,7 +193,10 @@ impl State {
         }
         let file = self.file.as_mut().expect("opened above");
         file.write_all(text.as_bytes()).map_err(write_error)?;
-        file.sync_data().map_err(write_error)
+        if durable {
+            file.sync_data().map_err(write_error)?;
+        }
+        Ok(())
     }
 
     /// The whole journal as text, one record a line.
@@ -170,6 +224,7 @@ mod tests {
             channel: "slack".into(),
             entry: entry.map(str::to_string),
             how: how.into(),
+            attempt: None,
         }
     }
 
@@ -192,6 +247,35 @@ mod tests {
         assert!(!again.announced("acme", "slack", "c"));
         assert!(!again.announced("acme", "discord", "a"));
         assert_eq!(again.text().lines().count(), 3);
+    }
+
+    #[test]
+    fn a_try_that_handed_its_last_byte_counts_unless_it_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut state = State::open(&dir.path().join("s.jsonl")).unwrap();
+        let try_of = |entry: &str, how: &str, attempt: &str| Record {
+            attempt: Some(attempt.into()),
+            ..record(Some(entry), how)
+        };
+        state
+            .append_now(vec![
+                try_of("a", "handed", "r1.1"),
+                try_of("b", "handed", "r1.1"),
+            ])
+            .unwrap();
+        state.append(vec![try_of("b", "failed", "r1.1")]).unwrap();
+        assert!(
+            state.announced("acme", "slack", "a"),
+            "killed after its last byte"
+        );
+        assert!(
+            !state.announced("acme", "slack", "b"),
+            "seen to fail: tried again"
+        );
+        state
+            .append_now(vec![try_of("b", "handed", "r2.1")])
+            .unwrap();
+        assert!(state.announced("acme", "slack", "b"));
     }
 
     #[test]

@@ -2,12 +2,12 @@
 //! heard (SPEC section 6), one line per delivery; exit 0 when every delivery arrived, 1 when
 //! any failed (each named), 2 on usage errors.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use shiplog::announce::{self, Event, Options, Policy, State};
+use shiplog::announce::{self, Event, Options, Policy, State, StateBranch};
 use shiplog::build::SourceArgs;
 use shiplog::text::printable;
 use shiplog::{Error, Sources};
@@ -23,6 +23,10 @@ pub struct Args {
     /// between runs (see docs/announce.md for keeping it in git across CI machines).
     #[arg(long, value_name = "FILE", default_value = ".shiplog/announce.jsonl")]
     state: PathBuf,
+    /// Keep the journal in this branch of the repository's `origin` too, for CI machines
+    /// that start from a fresh clone: read before sending, pushed when the run ends.
+    #[arg(long, value_name = "BRANCH")]
+    state_branch: Option<String>,
     /// Announce as if it were this time (RFC 3339): scheduled entries due by then count.
     #[arg(long, value_name = "TIME", value_parser = parse_now)]
     now: Option<DateTime<Utc>>,
@@ -47,6 +51,13 @@ fn announce(args: Args) -> Result<ExitCode, Error> {
     let content = sources.content.clone();
     let (_, index) = sources.load()?;
     let mut state = State::open(&args.state)?;
+    let branch = match &args.state_branch {
+        Some(name) => Some(StateBranch::new(Path::new("."), name)?),
+        None => None,
+    };
+    if let Some(branch) = &branch {
+        branch.pull(&mut state)?;
+    }
     let options = Options {
         now: args.now.unwrap_or_else(Utc::now),
         dry_run: args.dry_run,
@@ -58,9 +69,14 @@ fn announce(args: Args) -> Result<ExitCode, Error> {
         content,
     };
     let env = |name: &str| std::env::var(name).ok();
-    let summary = announce::run(&index, &mut state, &env, &options, &mut |event| {
+    let outcome = announce::run(&index, &mut state, &env, &options, &mut |event| {
         say(&event, args.dry_run)
-    })?;
+    });
+    // Pushed whatever happened: what did arrive must not be sent again from another machine.
+    if let (Some(branch), false) = (&branch, args.dry_run) {
+        branch.push(&mut state)?;
+    }
+    let summary = outcome?;
     let verb = if args.dry_run { "would send" } else { "sent" };
     eprintln!(
         "announce: {} {verb}, {} failed, {} taken as already announced",
