@@ -122,9 +122,77 @@ pub fn run(
 ) -> Result<Summary> {
     let resolved = resolve_all(index, env, &options.content)?;
     let mut summary = Summary::default();
+    let deliveries = plan(resolved, state, options, &mut summary, report)?;
+    let sender = send::Sender::new(options.timeout)?;
+    // Names this run's tries in the journal, apart from any other run's.
+    let run_id = format!(
+        "{}-{}",
+        Utc::now().timestamp_nanos_opt().unwrap_or_default(),
+        std::process::id()
+    );
+    for delivery in deliveries {
+        let to = delivery.resolved.destination();
+        let sent = |tries| Event::Sent {
+            org: delivery.org.slug.clone(),
+            channel: delivery.channel.name.clone(),
+            entries: delivery.entries.iter().map(|e| e.id.clone()).collect(),
+            tries,
+            to: to.clone(),
+        };
+        if options.dry_run {
+            summary.sent += 1;
+            report(sent(0));
+            continue;
+        }
+        let mut number = 0;
+        let outcome = options.policy.run(
+            || {
+                number += 1;
+                try_once(&sender, &delivery, state, &format!("{run_id}.{number}"))
+            },
+            &mut |attempt, why, wait| {
+                report(Event::Retrying {
+                    org: delivery.org.slug.clone(),
+                    channel: delivery.channel.name.clone(),
+                    attempt,
+                    why: why.to_string(),
+                    wait,
+                })
+            },
+            &mut std::thread::sleep,
+        );
+        if outcome.arrived {
+            // Written before anything else happens: a run killed after this line knows it.
+            state.append(delivery.records("sent", None))?;
+            summary.sent += 1;
+            report(sent(outcome.tries));
+        } else {
+            summary.failed += 1;
+            let why = outcome.why.unwrap_or_default();
+            let tries = if outcome.tries == 1 { "try" } else { "tries" };
+            report(Event::Failed {
+                org: delivery.org.slug.clone(),
+                channel: delivery.channel.name.clone(),
+                entries: delivery.entries.iter().map(|e| e.id.clone()).collect(),
+                why: format!("{to}: {why} (after {} {tries})", outcome.tries),
+            });
+        }
+    }
+    Ok(summary)
+}
+
+/// The deliveries due: for each channel, the published entries it has not heard of, oldest
+/// first (one delivery each, or all in one for a digest or a WebSub ping). A channel's first
+/// run is written to the journal here (unless `dry_run`) and delivers nothing.
+fn plan<'a>(
+    resolved: Vec<(&'a Org, &'a Channel, Resolved)>,
+    state: &mut State,
+    options: &Options,
+    summary: &mut Summary,
+    report: &mut dyn FnMut(Event),
+) -> Result<Vec<Delivery<'a>>> {
     let mut deliveries = Vec::new();
     for (org, channel, resolved) in resolved {
-        // Oldest first: the order they were published in.
         let published: Vec<&Entry> = org.published(options.now).iter().rev().collect();
         if !state.started(&org.slug, &channel.name) {
             summary.known += published.len();
@@ -148,128 +216,66 @@ pub fn run(
             .into_iter()
             .filter(|entry| !state.announced(&org.slug, &channel.name, &entry.id))
             .collect();
-        if due.is_empty() {
-            continue;
-        }
         let together = matches!(
             channel.kind,
             ChannelKind::WebSub { .. } | ChannelKind::Email { digest: true, .. }
         );
-        let groups: Vec<Vec<&Entry>> = if together {
+        let groups: Vec<Vec<&Entry>> = if together && !due.is_empty() {
             vec![due]
         } else {
             due.into_iter().map(|entry| vec![entry]).collect()
         };
-        for entries in groups {
-            deliveries.push(Delivery {
-                org,
-                channel,
-                resolved: resolved.clone(),
-                entries,
-            });
-        }
+        deliveries.extend(groups.into_iter().map(|entries| Delivery {
+            org,
+            channel,
+            resolved: resolved.clone(),
+            entries,
+        }));
     }
-    let sender = send::Sender::new(options.timeout)?;
-    // Names this run's tries in the journal, apart from any other run's.
-    let run_id = format!(
-        "{}-{}",
-        Utc::now().timestamp_nanos_opt().unwrap_or_default(),
-        std::process::id()
+    Ok(deliveries)
+}
+
+/// One try of `delivery`. An HTTP try writes `handed` lines to the journal just before its
+/// last byte goes out, and `failed` lines when it then fails, so that a run killed in
+/// between never sends again what the receiver may have.
+fn try_once(
+    sender: &send::Sender,
+    delivery: &Delivery<'_>,
+    state: &mut State,
+    attempt: &str,
+) -> Try {
+    let mut handed = false;
+    let result = sender.send(
+        delivery.org,
+        &delivery.resolved,
+        &delivery.entries,
+        &mut || {
+            handed = true;
+            state
+                .append_now(delivery.records("handed", Some(attempt)))
+                .map_err(std::io::Error::other)
+        },
     );
-    for delivery in deliveries {
-        let org = delivery.org.slug.clone();
-        let channel = delivery.channel.name.clone();
-        let ids: Vec<String> = delivery.entries.iter().map(|e| e.id.clone()).collect();
-        let to = delivery.resolved.destination();
-        if options.dry_run {
-            summary.sent += 1;
-            report(Event::Sent {
-                org,
-                channel,
-                entries: ids,
-                tries: 0,
-                to,
-            });
-            continue;
-        }
-        let mut number = 0;
-        let outcome = options.policy.run(
-            || {
-                number += 1;
-                let attempt = format!("{run_id}.{number}");
-                let tries = |how: &str| -> Vec<Record> {
-                    delivery
-                        .entries
-                        .iter()
-                        .map(|e| Record {
-                            attempt: Some(attempt.clone()),
-                            ..record(delivery.org, delivery.channel, Some(e), how)
-                        })
-                        .collect()
-                };
-                let mut handed = false;
-                let result = sender.send(
-                    delivery.org,
-                    &delivery.resolved,
-                    &delivery.entries,
-                    &mut || {
-                        handed = true;
-                        state
-                            .append_now(tries("handed"))
-                            .map_err(std::io::Error::other)
-                    },
-                );
-                if handed && result != Try::Arrived {
-                    // Seen to fail: the next try, or run, sends it again.
-                    if let Err(error) = state.append(tries("failed")) {
-                        return Try::Refused(error.to_string());
-                    }
-                }
-                result
-            },
-            &mut |attempt, why, wait| {
-                report(Event::Retrying {
-                    org: org.clone(),
-                    channel: channel.clone(),
-                    attempt,
-                    why: why.to_string(),
-                    wait,
-                })
-            },
-            &mut std::thread::sleep,
-        );
-        if outcome.arrived {
-            // Written before anything else happens: a run killed after this line knows it.
-            let records = delivery
-                .entries
-                .iter()
-                .map(|e| record(delivery.org, delivery.channel, Some(e), "sent"))
-                .collect();
-            state.append(records)?;
-            summary.sent += 1;
-            report(Event::Sent {
-                org,
-                channel,
-                entries: ids,
-                tries: outcome.tries,
-                to,
-            });
-        } else {
-            summary.failed += 1;
-            let why = outcome.why.unwrap_or_default();
-            report(Event::Failed {
-                org,
-                channel,
-                entries: ids,
-                why: format!(
-                    "{to}: {why} (after {} {})",
-                    outcome.tries,
-                    if outcome.tries == 1 { "try" } else { "tries" }
-                ),
-            });
+    if handed && result != Try::Arrived {
+        // Seen to fail: the next try, or run, sends it again.
+        if let Err(error) = state.append(delivery.records("failed", Some(attempt))) {
+            return Try::Refused(error.to_string());
         }
     }
-    Ok(summary)
+    result
+}
+
+impl Delivery<'_> {
+    /// A journal line for each of its entries.
+    fn records(&self, how: &str, attempt: Option<&str>) -> Vec<Record> {
+        self.entries
+            .iter()
+            .map(|entry| Record {
+                attempt: attempt.map(str::to_string),
+                ..record(self.org, self.channel, Some(entry), how)
+            })
+            .collect()
+    }
 }
 
 fn record(org: &Org, channel: &Channel, entry: Option<&&Entry>, how: &str) -> Record {

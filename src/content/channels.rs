@@ -144,30 +144,16 @@ fn read_channel(item: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<Chann
         }
         return None;
     };
-    let allowed: &[&str] = match type_name.as_str() {
-        "webhook" => &["type", "name", "url_env", "secret_env", "allow_insecure"],
-        "slack" | "discord" => &["type", "name", "url_env", "allow_insecure"],
-        "websub" => &["type", "name", "hub", "allow_insecure"],
-        "email" => &[
-            "type",
-            "name",
-            "smtp_url_env",
-            "from",
-            "to",
-            "digest",
-            "allow_insecure",
-        ],
-        other => {
-            let field = item.get("type").expect("read above");
-            problems.push(item.problem(
-                field,
-                format!(
-                    "unknown channel type `{other}`; the types are: {}",
-                    TYPES.join(", ")
-                ),
-            ));
-            return None;
-        }
+    let Some(allowed) = allowed_keys(&type_name) else {
+        let field = item.get("type").expect("read above");
+        problems.push(item.problem(
+            field,
+            format!(
+                "unknown channel type `{type_name}`; the types are: {}",
+                TYPES.join(", ")
+            ),
+        ));
+        return None;
     };
     let unknown: Vec<Problem> = {
         let mut found = Vec::new();
@@ -181,8 +167,54 @@ fn read_channel(item: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<Chann
             .any(|(key, _)| p.message.starts_with(&format!("unknown key `{key}`")))
     }));
     let allow_insecure = item.bool("allow_insecure", problems).unwrap_or(false);
+    let kind = read_kind(item, &type_name, allow_insecure, problems)?;
+    let name = match item.string("name", problems) {
+        Some(name) if is_channel_name(&name) => name,
+        Some(_) => {
+            let field = item.get("name").expect("read above");
+            problems.push(item.problem(
+                field,
+                "`name` may hold only a-z, 0-9 and `-` (1 to 40 characters)",
+            ));
+            return None;
+        }
+        None => type_name,
+    };
+    (problems.len() == before).then_some(Channel {
+        name,
+        kind,
+        allow_insecure,
+    })
+}
+
+/// The keys a channel of `type_name` may have; none for a type shiplog does not know.
+fn allowed_keys(type_name: &str) -> Option<&'static [&'static str]> {
+    Some(match type_name {
+        "webhook" => &["type", "name", "url_env", "secret_env", "allow_insecure"],
+        "slack" | "discord" => &["type", "name", "url_env", "allow_insecure"],
+        "websub" => &["type", "name", "hub", "allow_insecure"],
+        "email" => &[
+            "type",
+            "name",
+            "smtp_url_env",
+            "from",
+            "to",
+            "digest",
+            "allow_insecure",
+        ],
+        _ => return None,
+    })
+}
+
+/// The settings of a channel of `type_name`, one of [`TYPES`].
+fn read_kind(
+    item: &Mapping<'_>,
+    type_name: &str,
+    allow_insecure: bool,
+    problems: &mut Vec<Problem>,
+) -> Option<ChannelKind> {
     let env = |key: &'static str, problems: &mut Vec<Problem>| env_var(item, key, problems);
-    let kind = match type_name.as_str() {
+    Some(match type_name {
         "webhook" => {
             let url = env("url_env", problems);
             let secret = env("secret_env", problems);
@@ -201,23 +233,6 @@ fn read_channel(item: &Mapping<'_>, problems: &mut Vec<Problem>) -> Option<Chann
             hub: read_hub(item, allow_insecure, problems)?,
         },
         _ => read_email(item, problems)?,
-    };
-    let name = match item.string("name", problems) {
-        Some(name) if is_channel_name(&name) => name,
-        Some(_) => {
-            let field = item.get("name").expect("read above");
-            problems.push(item.problem(
-                field,
-                "`name` may hold only a-z, 0-9 and `-` (1 to 40 characters)",
-            ));
-            return None;
-        }
-        None => type_name,
-    };
-    (problems.len() == before).then_some(Channel {
-        name,
-        kind,
-        allow_insecure,
     })
 }
 
