@@ -116,6 +116,14 @@ impl StateBranch {
             ],
             None,
         )?;
+        // A branch of code (`main`) would be replaced by one holding the journal alone.
+        let files = self.git(&["ls-tree", "--name-only", "FETCH_HEAD"], None)?;
+        if files != FILE {
+            return Err(Error::Usage(format!(
+                "--state-branch: the branch `{}` holds other files than {FILE}; name a branch of its own, like `shiplog-state`",
+                self.branch
+            )));
+        }
         let text = self.git(&["show", &format!("FETCH_HEAD:{FILE}")], None)?;
         Ok(Some(if text.is_empty() { text } else { text + "\n" }))
     }

@@ -28,6 +28,9 @@ pub const DISCORD_FOOTER: usize = 2048;
 /// All of an embed's text.
 pub const DISCORD_TOTAL: usize = 6000;
 
+/// The longest mail subject, in characters.
+pub const SUBJECT: usize = 200;
+
 /// The webhook body (SPEC section 6): the event, the org and the entry's JSON Feed item.
 pub fn webhook_body(org: &Org, entry: &Entry) -> Vec<u8> {
     #[derive(Serialize)]
@@ -83,7 +86,7 @@ pub fn slack(org: &Org, entry: &Entry) -> Vec<u8> {
     let teaser = teaser(entry, SLACK_SECTION);
     let link = format!(
         "<{}|{}> · {}",
-        entry.url,
+        slack_url(&entry.url),
         slack_escape(&cut(&org.settings.title, 200)),
         entry.date.format("%Y-%m-%d")
     );
@@ -98,7 +101,9 @@ pub fn slack(org: &Org, entry: &Entry) -> Vec<u8> {
         }));
     }
     blocks.push(json!({"type": "context", "elements": [{"type": "mrkdwn", "text": link}]}));
-    let fallback = cut(
+    // Read as mrkdwn too (and shown in notifications): escaped like the section, so that a
+    // title cannot mention `<!channel>` or disguise a link.
+    let fallback = slack_escaped(
         &format!("{}: {} {}", org.settings.title, entry.title, entry.url),
         SLACK_TEXT,
     );
@@ -110,18 +115,40 @@ pub fn slack(org: &Org, entry: &Entry) -> Vec<u8> {
     .expect("JSON values always serialize")
 }
 
-/// `text` escaped for mrkdwn in at most `max` characters: escapes lengthen it, so it is cut
-/// again, by what it overflows, until it fits.
+/// `text` escaped for mrkdwn in at most `max` characters: the longest cut of it whose
+/// escaped form fits (escapes lengthen it, by up to five times).
 fn slack_escaped(text: &str, max: usize) -> String {
-    let mut length = max;
-    loop {
+    let fits = |length: usize| {
         let escaped = slack_escape(&cut(text, length));
-        let over = utf16_len(&escaped).saturating_sub(max);
-        if over == 0 || length <= 1 {
-            return escaped;
-        }
-        length = length.saturating_sub(over.max(1));
+        (utf16_len(&escaped) <= max).then_some(escaped)
+    };
+    if let Some(whole) = fits(utf16_len(text)) {
+        return whole;
     }
+    // Binary search on the cut's length: the longest that fits.
+    let (mut low, mut high) = (0, utf16_len(text).min(max));
+    let mut best = String::new();
+    while low <= high {
+        let middle = (low + high) / 2;
+        match fits(middle) {
+            Some(escaped) => {
+                best = escaped;
+                low = middle + 1;
+            }
+            None if middle == 0 => break,
+            None => high = middle - 1,
+        }
+    }
+    best
+}
+
+/// An address as a Slack link's target: `<`, `>` and `|` would end the link, `&` starts
+/// an escape.
+fn slack_url(url: &str) -> String {
+    url.replace('&', "&amp;")
+        .replace('<', "%3C")
+        .replace('>', "%3E")
+        .replace('|', "%7C")
 }
 
 /// Slack's mrkdwn escapes: `&`, `<` and `>` (Slack, "Formatting text for app surfaces").
@@ -179,10 +206,14 @@ pub struct Mail {
 
 /// The mail for `entries` (one, or a digest of several).
 pub fn mail(org: &Org, entries: &[&Entry]) -> Mail {
-    let subject = match entries {
-        [entry] => format!("{}: {}", org.settings.title, entry.title),
-        _ => format!("{}: {} updates", org.settings.title, entries.len()),
-    };
+    // Cut to what a mail client shows: a long one would pass SMTP's 998-byte line limit.
+    let subject = cut(
+        &match entries {
+            [entry] => format!("{}: {}", org.settings.title, entry.title),
+            _ => format!("{}: {} updates", org.settings.title, entries.len()),
+        },
+        SUBJECT,
+    );
     let changelog = format!("{}/changelog/", org.url);
     let mut text = String::new();
     let mut body = String::new();
@@ -269,5 +300,16 @@ mod tests {
         assert_eq!(slack_escape("a <b> & c"), "a &lt;b&gt; &amp; c");
         let escaped = slack_escaped(&"a < b & c ".repeat(1000), SLACK_SECTION);
         assert!(utf16_len(&escaped) <= SLACK_SECTION && escaped.ends_with('…'));
+        // Mostly escapes: still as much as fits, not a lone "…".
+        let escaped = slack_escaped(&"& ".repeat(600), SLACK_SECTION);
+        assert!(
+            utf16_len(&escaped) > SLACK_SECTION - 10,
+            "{}",
+            escaped.len()
+        );
+        assert_eq!(
+            slack_url("https://x/a|b>c<d&e"),
+            "https://x/a%7Cb%3Ec%3Cd&amp;e"
+        );
     }
 }

@@ -102,8 +102,9 @@ impl Policy {
 /// is measured from, as seconds since 1970).
 pub fn retry_after(value: &str, now: i64) -> Option<Duration> {
     let value = value.trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        // Too many digits for a number: as long as it gets (the policy cuts it).
+        return Some(Duration::from_secs(value.parse().unwrap_or(u64::MAX)));
     }
     let date = chrono::DateTime::parse_from_rfc2822(value).ok()?;
     Some(Duration::from_secs(
@@ -188,5 +189,9 @@ mod tests {
             Some(Duration::from_secs(5))
         );
         assert_eq!(retry_after("soon", now), None);
+        assert_eq!(
+            retry_after("99999999999999999999", now),
+            Some(Duration::from_secs(u64::MAX))
+        );
     }
 }

@@ -200,10 +200,16 @@ fn smtp(
         insecure,
         credentials,
         from: mailbox(from)?,
-        to: to
-            .iter()
-            .map(|a| mailbox(a))
-            .collect::<std::result::Result<_, _>>()?,
+        to: {
+            let mut to: Vec<lettre::message::Mailbox> = to
+                .iter()
+                .map(|a| mailbox(a))
+                .collect::<std::result::Result<_, _>>()?;
+            // An address listed twice gets one copy.
+            let mut seen = std::collections::HashSet::new();
+            to.retain(|m| seen.insert(m.email.to_string().to_ascii_lowercase()));
+            to
+        },
     })
 }
 
@@ -220,12 +226,10 @@ impl Sender {
     /// signed body must not be sent on to another host) and treats no status as an error.
     pub fn new(timeout: Duration) -> Result<Sender> {
         let roots_pem = match std::env::var_os("SSL_CERT_FILE") {
-            Some(path) if !path.is_empty() => {
-                Some(std::fs::read(&path).map_err(|source| Error::Read {
-                    path: path.into(),
-                    source,
-                })?)
-            }
+            Some(path) if !path.is_empty() => Some(
+                crate::text::read_limited(std::path::Path::new(&path), 16 * 1024 * 1024)
+                    .map_err(|e| Error::Usage(format!("SSL_CERT_FILE: {e}")))?,
+            ),
             _ => None,
         };
         let roots = match &roots_pem {
@@ -236,6 +240,11 @@ impl Sender {
                         _ => None,
                     })
                     .collect();
+                if certs.is_empty() {
+                    return Err(Error::Usage(
+                        "SSL_CERT_FILE names a file without a PEM certificate: no server could be trusted".to_string(),
+                    ));
+                }
                 ureq::tls::RootCerts::new_with_certs(&certs)
             }
             None => ureq::tls::RootCerts::WebPki,
@@ -355,8 +364,16 @@ impl Sender {
             .from(smtp.from.clone())
             .subject(mail.subject)
             .message_id(Some(message::message_id(org, entries)));
-        for to in &smtp.to {
-            builder = builder.to(to.clone());
+        // One recipient is the mail's `To:`; several each get a blind copy, addressed to the
+        // sender: no one sees the others, and the header stays one short line.
+        builder = match smtp.to.as_slice() {
+            [one] => builder.to(one.clone()),
+            _ => builder.to(smtp.from.clone()),
+        };
+        let recipients = smtp.to.iter().map(|m| m.email.clone()).collect();
+        match lettre::address::Envelope::new(Some(smtp.from.email.clone()), recipients) {
+            Ok(envelope) => builder = builder.envelope(envelope),
+            Err(e) => return Try::Refused(format!("the mail cannot be made: {e}")),
         }
         let message = match builder.multipart(lettre::message::MultiPart::alternative_plain_html(
             mail.text, mail.html,

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Problem, Result};
+use crate::error::{Error, Problem, Problems, Result};
 
 /// One line of the journal.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -35,6 +35,10 @@ pub struct Record {
 /// An org, channel and entry.
 type Key = (String, String, String);
 
+/// The longest journal read: about 400,000 lines, years of announcements for a large site;
+/// a file longer than that is not one this command wrote.
+const MAX_JOURNAL: u64 = 64 * 1024 * 1024;
+
 /// The journal, read into memory, and the file it is appended to.
 pub struct State {
     path: PathBuf,
@@ -45,16 +49,39 @@ pub struct State {
     /// The journal's lines in the order read or written, for writing a copy.
     lines: Vec<String>,
     file: Option<File>,
+    /// The length of the file's complete lines, when its last line was cut short: the cut
+    /// part is removed before anything is appended, so that no line is glued to it.
+    complete: Option<u64>,
+    /// The lock on the journal's folder, held while the run lasts: two runs at once on one
+    /// machine would each send what the other is sending.
+    _lock: Option<File>,
 }
 
 impl State {
-    /// Reads the journal at `path` (none yet: empty). A last line cut short (a machine that
-    /// lost power while writing it) is dropped; any other line that is not a record is a
-    /// problem at its line.
-    pub fn open(path: &Path) -> Result<State> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+    /// Reads the journal at `path` (none yet: empty), after taking the lock on its folder
+    /// (waiting for another run to end); `create` makes the folder first (not in a dry run,
+    /// which writes nothing). A last line cut short (a full disk, a machine that lost power)
+    /// is dropped; any other line that is not a record is a problem at its line.
+    pub fn open(path: &Path, create: bool) -> Result<State> {
+        let folder = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        let write_error = |source| Error::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        if create {
+            std::fs::create_dir_all(folder).map_err(write_error)?;
+        }
+        let lock = match crate::atomic::lock_folder(folder) {
+            Ok(lock) => Some(lock),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !create => None,
+            Err(source) => return Err(write_error(source)),
+        };
+        let bytes = match crate::text::read_limited(path, MAX_JOURNAL) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(source) => {
                 return Err(Error::Read {
                     path: path.to_path_buf(),
@@ -62,6 +89,9 @@ impl State {
                 })
             }
         };
+        let text = crate::text::decode_utf8(path, &bytes)
+            .map_err(|p| Error::Invalid(Problems::new(vec![p])))?;
+        let complete = text.rfind('\n').map_or(0, |end| end + 1);
         let mut state = State {
             path: path.to_path_buf(),
             records: HashSet::new(),
@@ -69,8 +99,10 @@ impl State {
             failed: HashSet::new(),
             lines: Vec::new(),
             file: None,
+            complete: (complete < text.len()).then_some(complete as u64),
+            _lock: lock,
         };
-        state.merge(path, &text)?;
+        state.merge(path, text)?;
         Ok(state)
     }
 
@@ -189,6 +221,9 @@ impl State {
                 .append(true)
                 .open(&self.path)
                 .map_err(write_error)?;
+            if let Some(complete) = self.complete.take() {
+                file.set_len(complete).map_err(write_error)?;
+            }
             self.file = Some(file);
         }
         let file = self.file.as_mut().expect("opened above");
@@ -232,27 +267,34 @@ mod tests {
     fn records_survive_a_new_reading_and_a_torn_last_line_is_dropped() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state/announce.jsonl");
-        let mut state = State::open(&path).unwrap();
+        let mut state = State::open(&path, true).unwrap();
         assert!(!state.started("acme", "slack"));
         state
             .append(vec![record(None, "start"), record(Some("a"), "known")])
             .unwrap();
         state.append(vec![record(Some("b"), "sent")]).unwrap();
+        drop(state);
         let mut text = std::fs::read_to_string(&path).unwrap();
         text.push_str("{\"org\":\"acme\",\"chan");
         std::fs::write(&path, &text).unwrap();
-        let again = State::open(&path).unwrap();
+        let mut again = State::open(&path, true).unwrap();
         assert!(again.started("acme", "slack"));
         assert!(again.announced("acme", "slack", "a") && again.announced("acme", "slack", "b"));
         assert!(!again.announced("acme", "slack", "c"));
         assert!(!again.announced("acme", "discord", "a"));
         assert_eq!(again.text().lines().count(), 3);
+        // The cut line is removed before the next one is written, not glued to it.
+        again.append(vec![record(Some("c"), "sent")]).unwrap();
+        drop(again);
+        let third = State::open(&path, true).unwrap();
+        assert!(third.announced("acme", "slack", "c"));
+        assert!(std::fs::read_to_string(&path).unwrap().ends_with("}\n"));
     }
 
     #[test]
     fn a_try_that_handed_its_last_byte_counts_unless_it_failed() {
         let dir = tempfile::tempdir().unwrap();
-        let mut state = State::open(&dir.path().join("s.jsonl")).unwrap();
+        let mut state = State::open(&dir.path().join("s.jsonl"), true).unwrap();
         let try_of = |entry: &str, how: &str, attempt: &str| Record {
             attempt: Some(attempt.into()),
             ..record(Some(entry), how)
@@ -287,7 +329,7 @@ mod tests {
             "{\"org\":\"a\",\"channel\":\"b\",\"how\":\"start\"}\nnot json\n",
         )
         .unwrap();
-        let Err(Error::Invalid(problems)) = State::open(&path) else {
+        let Err(Error::Invalid(problems)) = State::open(&path, true) else {
             panic!("a broken journal must be refused")
         };
         let message = problems.into_vec()[0].to_string();

@@ -50,7 +50,7 @@ fn announce(args: Args) -> Result<ExitCode, Error> {
     let sources = Sources::from(args.sources);
     let content = sources.content.clone();
     let (_, index) = sources.load()?;
-    let mut state = State::open(&args.state)?;
+    let mut state = State::open(&args.state, !args.dry_run)?;
     let branch = match &args.state_branch {
         Some(name) => Some(StateBranch::new(Path::new("."), name)?),
         None => None,

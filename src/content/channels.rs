@@ -354,17 +354,10 @@ fn is_channel_name(name: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
-/// A light check of an address that the mailer parses in full when it sends: one `@`
-/// with text on both sides, no line break.
+/// Whether `address` is a mailbox (`a@b.example` or `Name <a@b.example>`) as the mailer
+/// reads it when it sends, so that what `check` lets through `announce` can send.
 fn looks_like_mailbox(address: &str) -> bool {
-    let bare = address
-        .rsplit_once('<')
-        .map_or(address, |(_, rest)| rest.trim_end_matches('>'));
-    let parts = bare.split_once('@');
-    !address.contains(['\r', '\n'])
-        && parts.is_some_and(|(local, domain)| {
-            !local.trim().is_empty() && !domain.trim().is_empty() && !domain.contains('@')
-        })
+    address.parse::<lettre::message::Mailbox>().is_ok()
 }
 
 #[cfg(test)]

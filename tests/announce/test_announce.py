@@ -185,11 +185,13 @@ def test_each_channel_hears_of_each_entry_once_in_its_own_shape(world, tmp_path)
     assert "hub" not in (feeds / "tags" / "feature" / "feed.xml").read_text()
 
     # Mail: both parts, a stable Message-ID, absolute links, no secret.
+    assert all(rcpt == ("news@lists.acme.example", "team@acme.example") for rcpt, _ in log.of("smtp"))
     mails = [email.message_from_bytes(content, policy=email.policy.default) for _, content in log.of("smtp")]
     assert len(mails) == 3
     for message in mails:
         assert message["From"] == "Acme Updates <updates@acme.example>"
-        assert message["To"] == "news@lists.acme.example, team@acme.example"
+        # Two recipients: each a blind copy, the mail addressed to the sender.
+        assert message["To"] == "Acme Updates <updates@acme.example>" and message["Bcc"] is None
         assert re.fullmatch(r"<[0-9a-f]{32}@acme\.changelog\.example>", message["Message-ID"])
         text = message.get_body(("plain",)).get_content()
         html = message.get_body(("html",)).get_content()
@@ -304,3 +306,20 @@ def test_bad_settings_are_located(tmp_path, org_yaml, env, where, message):
     assert "secret-token" not in run.stderr + run.stdout
     assert "nothing was sent" in run.stderr
     assert not (tmp_path / "state.jsonl").exists()
+
+
+def test_slack_text_cannot_ping_or_disguise_a_link(world, tmp_path):
+    log = world["log"]
+    org = site(tmp_path, "announce:\n  - type: slack\n    url_env: SLACK_URL\n    allow_insecure: true\n")
+    env = {"SLACK_URL": f"http://127.0.0.1:{world['port']}/slack"}
+    assert announce(tmp_path, env).returncode == 0
+    write_entry(org, "ping", "<!channel> look <http://evil.example|here> & <@U123>", "2026-11-18",
+                summary="<!here> <http://evil.example|docs>")
+    start = len(log.of("slack"))
+    run = announce(tmp_path, env)
+    assert run.returncode == 0, run.stderr
+    payload = log.of("slack")[start][1]
+    mrkdwn = [payload["text"], payload["blocks"][1]["text"]["text"], payload["blocks"][2]["elements"][0]["text"]]
+    for text in mrkdwn:
+        assert "<!" not in text and "<http://evil" not in text and "<@" not in text, text
+    assert payload["text"].startswith("Acme changelog: &lt;!channel&gt; look"), payload["text"]

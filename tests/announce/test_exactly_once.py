@@ -165,3 +165,39 @@ def test_kills_at_random_points_lose_and_repeat_nothing(world, tmp_path):
     assert report["lost"] == 0, report
     assert len(ids) == 25 and set(hooks) == set(names), "one webhook-id per entry, whatever was repeated"
     assert report["slack_repeats"] == 0 and report["webhook_repeats_received"] == 0, report
+
+
+def test_two_runs_at_once_on_one_machine_take_turns(world, tmp_path):
+    log = world["log"]
+    env = {"HOOK_URL": f"http://127.0.0.1:{world['port']}/webhook/exact?work=30", "HOOK_SECRET": receivers.SECRET,
+           "SLACK_URL": f"http://127.0.0.1:{world['port']}/slack?work=30"}
+    repo = Repository(tmp_path, "exact")
+    write_entry(repo.org, "seed", "Seed", "2026-10-01")
+    repo.push("seed")
+    clone = repo.fresh_clone()
+    finish(announce_in(clone, env, "2026-10-02T00:00:00Z"))
+    for number in range(5):
+        write_entry(clone / "content" / "acme", f"both-{number}", f"Both {number}", f"2026-11-0{number + 1}")
+    start = {"exact": len(log.of("exact")), "slack": len(log.of("slack"))}
+    first = announce_in(clone, env, "2026-12-01T00:00:00Z")
+    second = announce_in(clone, env, "2026-12-01T00:00:00Z")
+    finish(first)
+    finish(second)
+    hooks, slack = got(log, start)
+    assert dict(hooks) == {f"both-{n}": 1 for n in range(5)}, hooks
+    assert sum(slack.values()) == 5
+
+
+def test_a_branch_of_code_is_never_taken_for_the_journal(world, tmp_path):
+    repo = Repository(tmp_path, "exact")
+    write_entry(repo.org, "seed", "Seed", "2026-10-01")
+    repo.push("seed")
+    clone = repo.fresh_clone()
+    process = subprocess.run([str(SHIPLOG), "announce", "--state-branch", "main"], cwd=clone,
+                             capture_output=True, text=True, env={"PATH": os.environ["PATH"]})
+    assert process.returncode == 2, process.stderr
+    assert "the branch `main` holds other files than announce.jsonl" in process.stderr
+    git(clone, "fetch", "--quiet", "origin")
+    files = subprocess.run(["git", "ls-tree", "-r", "--name-only", "origin/main"], cwd=clone,
+                           capture_output=True, text=True).stdout.split()
+    assert "content/acme/seed.md" in files
