@@ -42,6 +42,8 @@ pub struct OrgCatalog {
     dates: Vec<DateTime<Utc>>,
     /// The raw-deflated JSON item of each entry.
     items: Vec<Box<[u8]>>,
+    /// Each entry's position, by id.
+    positions: HashMap<Box<str>, usize>,
 }
 
 /// One item of the listing's `data`.
@@ -121,6 +123,11 @@ impl OrgCatalog {
         self.items.len()
     }
 
+    /// The position of the entry `id`, scheduled ones included.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.positions.get(id).copied()
+    }
+
     /// Appends the JSON items of the entries at `positions` to `out`, separated by commas.
     pub fn write_items(&self, positions: std::ops::Range<usize>, out: &mut Vec<u8>) {
         for (n, item) in self.items[positions].iter().enumerate() {
@@ -148,6 +155,12 @@ fn catalog_orgs(
                 fingerprint: fingerprints.get(&org.slug).copied(),
                 dates: org.entries.iter().map(|entry| entry.date).collect(),
                 items: org.entries.par_iter().map(compressed_item).collect(),
+                positions: org
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .map(|(position, entry)| (entry.id.as_str().into(), position))
+                    .collect(),
             })
         })
         .collect()
@@ -232,6 +245,7 @@ mod tests {
                     encoder.finish().unwrap().into_boxed_slice()
                 })
                 .collect(),
+            positions: HashMap::new(),
         };
         let mut out = b"[".to_vec();
         org.write_items(1..3, &mut out);

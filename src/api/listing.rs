@@ -148,6 +148,19 @@ pub fn listing(org: Option<&OrgCatalog>, first: usize, query: Query, base_url: &
     }
 }
 
+/// The answer to `GET /api/v1/changelogs/<id>` for the entry at `position` of `org`:
+/// `{"data": <item>}`, with its own ETag (SPEC section 8).
+pub fn entry(org: &OrgCatalog, position: usize) -> Listing {
+    let mut body = b"{\"data\":".to_vec();
+    org.write_items(position..position + 1, &mut body);
+    body.push(b'}');
+    Listing {
+        etag: etag(&body),
+        link: None,
+        body: Bytes::from(body),
+    }
+}
+
 /// The RFC 8288 `Link` header: `first` and `last` always (page 1 when there is nothing),
 /// `prev` when the page is past the first, `next` when a later page holds entries.
 pub fn link_header(base_url: &str, query: Query, total_pages: u64) -> String {

@@ -207,6 +207,13 @@ impl Snapshot {
         }
     }
 
+    /// The entry `id` of organization `slug` if it is published at `now`.
+    fn entry(&self, slug: &str, id: &str, now: DateTime<Utc>) -> Option<listing::Listing> {
+        let org = self.catalog.org(slug)?;
+        let position = org.position(id)?;
+        (position >= org.first_published(now)).then(|| listing::entry(org, position))
+    }
+
     /// The page `query` of organization `slug`, published at `now`: made once, then shared.
     fn page(&self, slug: &str, query: listing::Query, now: DateTime<Utc>) -> Arc<listing::Listing> {
         let org = self.catalog.org(slug);
@@ -399,16 +406,37 @@ fn logged_method(method: &Method) -> &'static str {
 /// The path as logged: one the server answers, else `other`. A client may put anything in a
 /// path, an API key included, and no key may reach a log line.
 fn logged_path(path: &str) -> &'static str {
+    if entry_id(path).is_some() {
+        return ENTRY_PATH;
+    }
     [listing::PATH, HEALTH_PATH]
         .into_iter()
         .find(|known| *known == path)
         .unwrap_or("other")
 }
 
+/// How the path of one entry is logged: its id is the client's to choose.
+const ENTRY_PATH: &str = "/api/v1/changelogs/{id}";
+
+/// The id of `/api/v1/changelogs/<id>`, percent-decoded: one non-empty segment.
+fn entry_id(path: &str) -> Option<String> {
+    let segment = path.strip_prefix(listing::PATH)?.strip_prefix('/')?;
+    if segment.is_empty() || segment.contains('/') {
+        return None;
+    }
+    // Bytes that are not UTF-8 name no entry either: the id stays one that matches none.
+    Some(
+        percent_encoding::percent_decode_str(segment)
+            .decode_utf8_lossy()
+            .into_owned(),
+    )
+}
+
 /// Picks the answer: 404 and 405 before anything else.
 fn route(request: &Request<Incoming>, shared: &Shared) -> Answered {
     let path = request.uri().path();
-    if path != listing::PATH && path != HEALTH_PATH {
+    let entry = entry_id(path);
+    if path != listing::PATH && path != HEALTH_PATH && entry.is_none() {
         return error(
             StatusCode::NOT_FOUND,
             "not_found",
@@ -435,11 +463,11 @@ fn route(request: &Request<Incoming>, shared: &Shared) -> Answered {
         reply.header(header::CACHE_CONTROL, "no-store");
         return reply.into();
     }
-    changelogs(request, shared)
+    changelogs(request, shared, entry.as_deref())
 }
 
-/// `GET /api/v1/changelogs`.
-fn changelogs(request: &Request<Incoming>, shared: &Shared) -> Answered {
+/// `GET /api/v1/changelogs`, or one entry of it (`entry`).
+fn changelogs(request: &Request<Incoming>, shared: &Shared, entry: Option<&str>) -> Answered {
     let keys = shared.keys.load();
     let key = match auth::bearer(request.headers())
         .and_then(|presented| auth::authenticate(&keys, presented).ok_or(Unauthorized::Unknown))
@@ -463,23 +491,31 @@ fn changelogs(request: &Request<Incoming>, shared: &Shared) -> Answered {
         }
     };
     Answered {
-        reply: answer(request, shared, key),
+        reply: answer(request, shared, key, entry),
         caller: Some((key.name.clone(), key.org.clone())),
     }
 }
 
-/// The listing for a recognized key: query, rate, then the page.
-fn answer(request: &Request<Incoming>, shared: &Shared, key: &ApiKey) -> Reply {
-    let query = match listing::parse_query(request.uri().query()) {
-        Ok(query) => query,
-        Err(bad) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "invalid_parameter",
-                &bad.message,
-                Some(bad.param),
-            )
-        }
+/// The listing, or the entry `entry`, for a recognized key: query, rate, then the page.
+fn answer(
+    request: &Request<Incoming>,
+    shared: &Shared,
+    key: &ApiKey,
+    entry: Option<&str>,
+) -> Reply {
+    let query = match entry {
+        Some(_) => None,
+        None => match listing::parse_query(request.uri().query()) {
+            Ok(query) => Some(query),
+            Err(bad) => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_parameter",
+                    &bad.message,
+                    Some(bad.param),
+                )
+            }
+        },
     };
     if let Err(wait) = shared.limiter.check(key, Instant::now()) {
         let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
@@ -496,7 +532,21 @@ fn answer(request: &Request<Incoming>, shared: &Shared, key: &ApiKey) -> Reply {
         reply.header(header::RETRY_AFTER, &seconds.to_string());
         return reply;
     }
-    let page = shared.content.load().page(&key.org, query, Utc::now());
+    let snapshot = shared.content.load();
+    let page = match (query, entry) {
+        (Some(query), _) => snapshot.page(&key.org, query, Utc::now()),
+        (None, id) => match snapshot.entry(&key.org, id.unwrap_or_default(), Utc::now()) {
+            Some(page) => Arc::new(page),
+            None => {
+                return error(
+                    StatusCode::NOT_FOUND,
+                    "entry_not_found",
+                    "this key's organization has no published entry with this id",
+                    None,
+                )
+            }
+        },
+    };
     let fresh = listing::none_match(
         request
             .headers()

@@ -152,7 +152,7 @@ fn health_and_routing_come_before_the_key() {
         ("GET", "/"),
         ("GET", "/api/v1/changelog"),
         ("GET", "/api/v1/changelogs/"),
-        ("GET", "/api/v1/changelogs/acme"),
+        ("GET", "/api/v1/changelogs/acme/launch"),
         ("GET", "/API/V1/CHANGELOGS"),
         ("POST", "/nowhere"),
         ("DELETE", "/healthz/x"),
@@ -697,6 +697,68 @@ fn etag_and_if_none_match() {
         ],
     );
     assert_eq!(cross.status, 200);
+}
+
+#[test]
+fn one_entry_by_id_with_its_own_etag() {
+    let site = Site::new(Some("basic"));
+    let server = site.start();
+    let auth = format!("Bearer {ACME}");
+    let listed = server.get(LISTING, Some(ACME)).json();
+    let path = format!("{LISTING}/launch");
+    let one = server.get(&path, Some(ACME));
+    assert_eq!(one.status, 200, "{}", one.text());
+    assert_eq!(one.header("content-type"), Some("application/json"));
+    assert_eq!(one.json(), json!({ "data": listed["data"][1] }));
+    assert_eq!(
+        server.get(&format!("{LISTING}/l%61unch"), Some(ACME)).body,
+        one.body,
+        "the id is percent-decoded"
+    );
+
+    let etag = one.header("etag").expect("an ETag").to_string();
+    assert_ne!(
+        Some(etag.as_str()),
+        server.get(LISTING, Some(ACME)).header("etag")
+    );
+    for method in ["GET", "HEAD"] {
+        let fresh = server.request(
+            method,
+            &path,
+            &[("Authorization", &auth), ("If-None-Match", &etag)],
+        );
+        assert_eq!(fresh.status, 304, "{method}");
+        assert!(fresh.body.is_empty());
+    }
+    let head = server.request("HEAD", &path, &[("Authorization", &auth)]);
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    assert_eq!(head.header("content-length"), one.header("content-length"));
+    assert_eq!(head.header("etag"), Some(etag.as_str()));
+
+    // Scheduled, a draft, another org's, none: all the same 404.
+    for id in ["far-future", "draft", "hello", "nope", "%FF"] {
+        let response = server.get(&format!("{LISTING}/{id}"), Some(ACME));
+        assert_error(&response, 404, "entry_not_found");
+    }
+    assert_eq!(
+        server.get(&format!("{LISTING}/hello"), Some(GLOBEX)).status,
+        200
+    );
+    assert_unauthorized(&server.get(&path, None), "missing_api_key");
+    assert_error(
+        &server.get(&format!("{path}/more"), Some(ACME)),
+        404,
+        "not_found",
+    );
+    assert_error(
+        &server.get(&format!("{LISTING}/"), Some(ACME)),
+        404,
+        "not_found",
+    );
+    let post = server.request("POST", &path, &[("Authorization", &auth)]);
+    assert_error(&post, 405, "method_not_allowed");
+    assert_logs_hold_no_key(&server);
 }
 
 #[test]
