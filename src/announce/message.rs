@@ -73,10 +73,7 @@ fn stable_hash(parts: &[&str]) -> String {
         hash.update(part.as_bytes());
         hash.update([0]);
     }
-    hash.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::digest::hex(&hash.finalize()[..16])
 }
 
 /// A Slack incoming-webhook message: a header with the title, the summary or the start of

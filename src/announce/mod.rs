@@ -279,13 +279,7 @@ impl Delivery<'_> {
 }
 
 fn record(org: &Org, channel: &Channel, entry: Option<&&Entry>, how: &str) -> Record {
-    Record {
-        org: org.slug.clone(),
-        channel: channel.name.clone(),
-        entry: entry.map(|e| e.id.clone()),
-        how: how.to_string(),
-        attempt: None,
-    }
+    Record::new(&org.slug, &channel.name, entry.map(|e| e.id.as_str()), how)
 }
 
 /// Every channel of every org with its secrets read: a variable that is not set, or an

@@ -293,20 +293,13 @@ impl Sender {
                     handing,
                 )
             }
-            Resolved::Slack(url) => self.post(
-                url,
-                "application/json",
-                &message::slack(org, entries[0]),
-                &[],
-                handing,
-            ),
-            Resolved::Discord(url) => self.post(
-                url,
-                "application/json",
-                &message::discord(org, entries[0]),
-                &[],
-                handing,
-            ),
+            Resolved::Slack(url) | Resolved::Discord(url) => {
+                let body = match resolved {
+                    Resolved::Slack(_) => message::slack(org, entries[0]),
+                    _ => message::discord(org, entries[0]),
+                };
+                self.post(url, "application/json", &body, &[], handing)
+            }
             Resolved::WebSub(hub) => self.post(
                 hub,
                 "application/x-www-form-urlencoded",

@@ -32,6 +32,20 @@ pub struct Record {
     pub attempt: Option<String>,
 }
 
+impl Record {
+    /// A line without a try: what `how` says of `entry` (none: of the channel) of `channel`
+    /// of `org`.
+    pub fn new(org: &str, channel: &str, entry: Option<&str>, how: &str) -> Record {
+        Record {
+            org: org.to_string(),
+            channel: channel.to_string(),
+            entry: entry.map(str::to_string),
+            how: how.to_string(),
+            attempt: None,
+        }
+    }
+}
+
 /// An org, channel and entry.
 type Key = (String, String, String);
 
@@ -151,13 +165,8 @@ impl State {
 
     /// Whether `channel` of `org` has had its first run.
     pub fn started(&self, org: &str, channel: &str) -> bool {
-        self.records.contains(&Record {
-            org: org.to_string(),
-            channel: channel.to_string(),
-            entry: None,
-            how: "start".to_string(),
-            attempt: None,
-        })
+        self.records
+            .contains(&Record::new(org, channel, None, "start"))
     }
 
     /// Whether `entry` of `org` was sent to `channel`, or known before its first run, or
@@ -165,13 +174,8 @@ impl State {
     /// then may well have delivered it, and sending it again would repeat it.
     pub fn announced(&self, org: &str, channel: &str, entry: &str) -> bool {
         let done = ["sent", "known"].iter().any(|how| {
-            self.records.contains(&Record {
-                org: org.to_string(),
-                channel: channel.to_string(),
-                entry: Some(entry.to_string()),
-                how: how.to_string(),
-                attempt: None,
-            })
+            self.records
+                .contains(&Record::new(org, channel, Some(entry), how))
         });
         let key = (org.to_string(), channel.to_string(), entry.to_string());
         done || self.handed.get(&key).is_some_and(|tries| {
@@ -254,13 +258,7 @@ mod tests {
     use super::*;
 
     fn record(entry: Option<&str>, how: &str) -> Record {
-        Record {
-            org: "acme".into(),
-            channel: "slack".into(),
-            entry: entry.map(str::to_string),
-            how: how.into(),
-            attempt: None,
-        }
+        Record::new("acme", "slack", entry, how)
     }
 
     #[test]

@@ -282,7 +282,6 @@ def test_faults_are_retried_as_they_should_and_each_failure_is_named(world, tmp_
     assert "bad-tls: try" not in out, "a TLS failure is not retried"
     assert "not-found: try" not in out, "a 404 is not retried"
     # A second run tries only what failed.
-    hits = counts(log)
     rerun = announce(tmp_path, env, "--timeout", "2", "--tries", "1")
     assert rerun.returncode == 1
     assert "fails-once" not in rerun.stdout + rerun.stderr

@@ -31,6 +31,14 @@ announce:
 """
 
 
+def receivers_env(world, work=""):
+    """The variables of CHANNELS, for receivers that each work `work` ms a delivery."""
+    query = f"?work={work}" if work else ""
+    return {"HOOK_URL": f"http://127.0.0.1:{world['port']}/webhook/exact{query}",
+            "HOOK_SECRET": receivers.SECRET,
+            "SLACK_URL": f"http://127.0.0.1:{world['port']}/slack{query}"}
+
+
 def git(cwd, *args):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                    env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
@@ -40,7 +48,7 @@ def git(cwd, *args):
 class Repository:
     """A bare `origin`, a clone the team pushes from, and fresh clones for CI runs."""
 
-    def __init__(self, root, hook_path):
+    def __init__(self, root):
         self.root = root
         self.origin = root / "origin.git"
         git(root, "init", "--quiet", "--bare", "-b", "main", str(self.origin))
@@ -86,10 +94,9 @@ def got(log, start):
 
 def test_each_entry_once_over_pushes_and_timer_runs_on_fresh_machines(world, tmp_path):
     log = world["log"]
-    env = {"HOOK_URL": f"http://127.0.0.1:{world['port']}/webhook/exact", "HOOK_SECRET": receivers.SECRET,
-           "SLACK_URL": f"http://127.0.0.1:{world['port']}/slack"}
+    env = receivers_env(world)
     start = {"exact": len(log.of("exact")), "slack": len(log.of("slack"))}
-    repo = Repository(tmp_path, "exact")
+    repo = Repository(tmp_path)
     write_entry(repo.org, "one", "One", "2026-11-01")
     repo.push("first entry")
     assert "first run: 1 published entry" in finish(announce_in(repo.fresh_clone(), env, "2026-11-02T00:00:00Z"))
@@ -117,11 +124,9 @@ def test_each_entry_once_over_pushes_and_timer_runs_on_fresh_machines(world, tmp
 
 def test_kills_at_random_points_lose_and_repeat_nothing(world, tmp_path):
     log = world["log"]
-    port = world["port"]
     # Receivers that work 50 ms on each delivery, as a real service does.
-    env = {"HOOK_URL": f"http://127.0.0.1:{port}/webhook/exact?work=50", "HOOK_SECRET": receivers.SECRET,
-           "SLACK_URL": f"http://127.0.0.1:{port}/slack?work=50"}
-    repo = Repository(tmp_path, "exact")
+    env = receivers_env(world, work=50)
+    repo = Repository(tmp_path)
     write_entry(repo.org, "seed", "Seed", "2026-10-01")
     repo.push("seed")
     finish(announce_in(repo.fresh_clone(), env, "2026-10-02T00:00:00Z"))
@@ -169,9 +174,8 @@ def test_kills_at_random_points_lose_and_repeat_nothing(world, tmp_path):
 
 def test_two_runs_at_once_on_one_machine_take_turns(world, tmp_path):
     log = world["log"]
-    env = {"HOOK_URL": f"http://127.0.0.1:{world['port']}/webhook/exact?work=30", "HOOK_SECRET": receivers.SECRET,
-           "SLACK_URL": f"http://127.0.0.1:{world['port']}/slack?work=30"}
-    repo = Repository(tmp_path, "exact")
+    env = receivers_env(world, work=30)
+    repo = Repository(tmp_path)
     write_entry(repo.org, "seed", "Seed", "2026-10-01")
     repo.push("seed")
     clone = repo.fresh_clone()
@@ -189,7 +193,7 @@ def test_two_runs_at_once_on_one_machine_take_turns(world, tmp_path):
 
 
 def test_a_branch_of_code_is_never_taken_for_the_journal(world, tmp_path):
-    repo = Repository(tmp_path, "exact")
+    repo = Repository(tmp_path)
     write_entry(repo.org, "seed", "Seed", "2026-10-01")
     repo.push("seed")
     clone = repo.fresh_clone()
