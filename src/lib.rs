@@ -27,6 +27,7 @@ pub mod slug;
 pub mod text;
 pub mod themes;
 mod watch;
+pub mod words;
 mod yaml;
 
 pub use build::{Build, Mode, Report, Sources};

@@ -1,6 +1,6 @@
-//! Listing pages serialized once and then shared: each content generation (one
-//! [`super::Snapshot`]) has its own cache, filled as pages are asked for and dropped with
-//! the generation when new content is swapped in.
+//! Listing pages and entries serialized (and compressed) once and then shared: each content
+//! generation (one [`super::Snapshot`]) has its own cache, filled as pages are asked for and
+//! dropped with the generation when new content is swapped in.
 
 use std::collections::hash_map::{Entry, HashMap};
 use std::sync::{Arc, PoisonError, RwLock};
@@ -13,14 +13,20 @@ use super::listing::{Listing, Query};
 /// whatever pages and limits clients ask for.
 pub const PAGE_CACHE_BYTES: usize = 32 << 20;
 
-/// What a page is cached under, within its organization. `first` is the position of the
-/// first published entry (entries before it are scheduled): a scheduled entry that comes
-/// due changes it, so the page is made anew with the entry in it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct PageKey {
-    first: usize,
-    page: u64,
-    limit: u64,
+/// What an answer is cached under, within its organization.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) enum PageKey {
+    /// A page of the listing. `first` is the position of the first published entry (entries
+    /// before it are scheduled): a scheduled entry that comes due changes it, so the page is
+    /// made anew with the entry in it.
+    Page {
+        /// See above.
+        first: usize,
+        /// The page, its size and filters.
+        query: Query,
+    },
+    /// The entry at this position.
+    Entry(usize),
 }
 
 /// The pages of one generation.
@@ -47,21 +53,15 @@ impl PageCache {
         }
     }
 
-    /// The page `query` of organization `org` (whose published entries start at `first`),
-    /// made by `make` when it is not cached. When the budget is spent, the cache starts
-    /// over: the pages asked for again come back at once, and none outgrows the budget.
+    /// The answer `key` of organization `org`, made by `make` when it is not cached. When
+    /// the budget is spent, the cache starts over: the pages asked for again come back at
+    /// once, and none outgrows the budget.
     pub(super) fn get_or_make(
         &self,
         org: &str,
-        first: usize,
-        query: Query,
+        key: PageKey,
         make: impl FnOnce() -> Listing,
     ) -> Arc<Listing> {
-        let key = PageKey {
-            first,
-            page: query.page,
-            limit: query.limit,
-        };
         if let Some(page) = self
             .held
             .read()
@@ -99,31 +99,33 @@ impl PageCache {
     }
 }
 
-/// What a cached page costs, roughly: its body and headers, its key, and the map's share.
+/// What a cached page costs, roughly: its bodies and headers, its key, and the map's share.
 fn weight(org: &str, page: &Listing) -> usize {
-    const OVERHEAD: usize = 128;
-    page.body.len()
-        + page.link.as_ref().map_or(0, HeaderValue::len)
-        + page.etag.len()
-        + org.len()
-        + OVERHEAD
+    const OVERHEAD: usize = 256;
+    page.body.weight() + page.link.as_ref().map_or(0, HeaderValue::len) + org.len() + OVERHEAD
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::listing;
 
     fn page(body: &str) -> Listing {
-        let body = hyper::body::Bytes::copy_from_slice(body.as_bytes());
-        Listing {
-            etag: listing::etag(&body),
-            link: Some(HeaderValue::from_static("<x>; rel=\"first\"")),
-            body,
-        }
+        Listing::new(
+            body.as_bytes().to_vec(),
+            Some(HeaderValue::from_static("<x>; rel=\"first\"")),
+        )
     }
 
-    const Q: Query = Query { page: 1, limit: 20 };
+    fn key(first: usize, page: u64, limit: u64) -> PageKey {
+        PageKey::Page {
+            first,
+            query: Query {
+                page,
+                limit,
+                filter: Default::default(),
+            },
+        }
+    }
 
     #[test]
     fn a_page_is_made_once_then_shared() {
@@ -133,19 +135,34 @@ mod tests {
             made.set(made.get() + 1);
             page("one")
         };
-        let a = cache.get_or_make("acme", 0, Q, make);
-        let b = cache.get_or_make("acme", 0, Q, || unreachable!("cached"));
+        let a = cache.get_or_make("acme", key(0, 1, 20), make);
+        let b = cache.get_or_make("acme", key(0, 1, 20), || unreachable!("cached"));
         assert!(Arc::ptr_eq(&a, &b));
         assert_eq!(made.get(), 1);
-        // Another org, page, limit or first published entry is another page.
-        for (org, first, query) in [
-            ("globex", 0, Q),
-            ("acme", 1, Q),
-            ("acme", 0, Query { page: 2, limit: 20 }),
-            ("acme", 0, Query { page: 1, limit: 21 }),
+        // Another org, page, limit, filter or first published entry is another page, and
+        // an entry is not a page.
+        let mut filtered = Query {
+            page: 1,
+            limit: 20,
+            filter: Default::default(),
+        };
+        filtered.filter.q = Some("export".to_string());
+        for (org, key) in [
+            ("globex", key(0, 1, 20)),
+            ("acme", key(1, 1, 20)),
+            ("acme", key(0, 2, 20)),
+            ("acme", key(0, 1, 21)),
+            (
+                "acme",
+                PageKey::Page {
+                    first: 0,
+                    query: filtered,
+                },
+            ),
+            ("acme", PageKey::Entry(0)),
         ] {
-            let other = cache.get_or_make(org, first, query, || page("two"));
-            assert_eq!(other.body, "two");
+            let other = cache.get_or_make(org, key, || page("two"));
+            assert_eq!(other.body.identity(), "two");
         }
     }
 
@@ -154,15 +171,7 @@ mod tests {
         let one = weight("acme", &page("0123456789"));
         let cache = PageCache::new(one * 3);
         for n in 0..10u64 {
-            cache.get_or_make(
-                "acme",
-                0,
-                Query {
-                    page: n + 1,
-                    limit: 20,
-                },
-                || page("0123456789"),
-            );
+            cache.get_or_make("acme", key(0, n + 1, 20), || page("0123456789"));
             assert!(
                 cache.bytes() <= one * 3,
                 "{} bytes after {n}",
@@ -171,12 +180,12 @@ mod tests {
         }
         // Started over after the third page: the tenth is held, the first no longer.
         assert!(cache.bytes() > 0);
-        let again = cache.get_or_make("acme", 0, Q, || page("made again"));
-        assert_eq!(again.body, "made again");
+        let again = cache.get_or_make("acme", key(0, 1, 20), || page("made again"));
+        assert_eq!(again.body.identity(), "made again");
         // A page over the whole budget is served, not kept.
         let big = "x".repeat(one * 3);
         let cache = PageCache::new(one * 3);
-        cache.get_or_make("acme", 0, Q, || page(&big));
+        cache.get_or_make("acme", key(0, 1, 20), || page(&big));
         assert_eq!(cache.bytes(), 0);
     }
 }

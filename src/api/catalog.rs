@@ -20,6 +20,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use walkdir::WalkDir;
 
+use super::filter::{Filter, SearchIndex};
 use crate::content::{Entry, EntryJson, Index, Org};
 
 /// What the files of an organization folder looked like, hashed.
@@ -44,6 +45,35 @@ pub struct OrgCatalog {
     items: Vec<Box<[u8]>>,
     /// Each entry's position, by id.
     positions: HashMap<Box<str>, usize>,
+    /// Each tag's and word's entries, for the listing's filters.
+    search: SearchIndex,
+}
+
+/// The entries a listing request selects, newest first: positions in the catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    /// Every entry in a range (no filter, or `since` alone).
+    Range(std::ops::Range<usize>),
+    /// The entries a tag or `q` let through.
+    List(Vec<u32>),
+}
+
+impl Selection {
+    /// How many entries are selected.
+    pub fn len(&self) -> usize {
+        match self {
+            Selection::Range(range) => range.len(),
+            Selection::List(list) => list.len(),
+        }
+    }
+
+    /// The positions of the selected entries `start..end` (in selection order).
+    pub fn positions(&self, start: usize, end: usize) -> Vec<usize> {
+        match self {
+            Selection::Range(range) => (range.start + start..range.start + end).collect(),
+            Selection::List(list) => list[start..end].iter().map(|&p| p as usize).collect(),
+        }
+    }
 }
 
 /// One item of the listing's `data`.
@@ -53,6 +83,12 @@ struct Item<'a> {
     entry: EntryJson<'a>,
     /// `null` when the entry has none.
     summary: Option<&'a str>,
+    /// Left out when the entry has none, as in JSON Feed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    image: Option<&'a str>,
+    /// Left out when the entry has none, as in JSON Feed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    date_modified: Option<String>,
 }
 
 impl Catalog {
@@ -128,13 +164,29 @@ impl OrgCatalog {
         self.positions.get(id).copied()
     }
 
+    /// The entries `filter` selects among those published (from position `first` on).
+    pub fn select(&self, filter: &Filter, first: usize) -> Selection {
+        // Dates descend: the entries after `since` come first.
+        let end = filter
+            .since
+            .as_ref()
+            .map_or(self.dates.len(), |(_, since)| {
+                self.dates.partition_point(|date| date > since)
+            });
+        let range = first..end.max(first);
+        match self.search.matching(filter, range.clone()) {
+            Some(list) => Selection::List(list),
+            None => Selection::Range(range),
+        }
+    }
+
     /// Appends the JSON items of the entries at `positions` to `out`, separated by commas.
-    pub fn write_items(&self, positions: std::ops::Range<usize>, out: &mut Vec<u8>) {
-        for (n, item) in self.items[positions].iter().enumerate() {
+    pub fn write_items(&self, positions: impl IntoIterator<Item = usize>, out: &mut Vec<u8>) {
+        for (n, position) in positions.into_iter().enumerate() {
             if n > 0 {
                 out.push(b',');
             }
-            DeflateDecoder::new(&item[..])
+            DeflateDecoder::new(&self.items[position][..])
                 .read_to_end(out)
                 .expect("an item this process compressed inflates");
         }
@@ -161,6 +213,7 @@ fn catalog_orgs(
                     .enumerate()
                     .map(|(position, entry)| (entry.id.as_str().into(), position))
                     .collect(),
+                search: SearchIndex::new(&org.entries),
             })
         })
         .collect()
@@ -216,6 +269,8 @@ fn compressed_item(entry: &Entry) -> Box<[u8]> {
     let item = Item {
         entry: entry.json(),
         summary: entry.summary.as_deref(),
+        image: entry.image.as_ref().map(|image| image.url.as_str()),
+        date_modified: entry.date_modified(),
     };
     let mut encoder = DeflateEncoder::new(Vec::new(), Compression::default());
     serde_json::to_writer(&mut encoder, &item).expect("an entry of strings always serializes");
@@ -246,6 +301,7 @@ mod tests {
                 })
                 .collect(),
             positions: HashMap::new(),
+            search: SearchIndex::default(),
         };
         let mut out = b"[".to_vec();
         org.write_items(1..3, &mut out);

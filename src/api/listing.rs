@@ -1,5 +1,5 @@
-//! The listing itself: the `page` and `limit` query parameters, the JSON envelope, the
-//! `Link` header and the `ETag`.
+//! The listing itself: the query parameters (`page`, `limit` and the filters), the JSON
+//! envelope, the `Link` header and the `ETag`.
 
 use std::io::Write as _;
 
@@ -8,6 +8,8 @@ use hyper::header::HeaderValue;
 use sha2::{Digest, Sha256};
 
 use super::catalog::OrgCatalog;
+use super::encoding::Encoded;
+use super::filter::{self, Filter};
 
 /// The page asked for when the query does not say.
 pub const DEFAULT_PAGE: u64 = 1;
@@ -19,43 +21,46 @@ pub const MAX_LIMIT: u64 = 100;
 /// The path of the listing.
 pub const PATH: &str = "/api/v1/changelogs";
 
-/// A checked query: which page, how many entries per page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A checked query: which page, how many entries per page, of which entries.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Query {
     /// 1 or more.
     pub page: u64,
     /// 1 to [`MAX_LIMIT`].
     pub limit: u64,
+    /// `tag`, `since` and `q`.
+    pub filter: Filter,
 }
 
 /// A query parameter that is not acceptable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueryError {
-    /// The parameter's name: `page` or `limit`.
+    /// The parameter's name: `page`, `limit`, `tag`, `since` or `q`.
     pub param: &'static str,
     /// What is wrong, for the client.
     pub message: String,
 }
 
-/// Parses the query string (without `?`). Parameters other than `page` and `limit` are
-/// ignored; each of those two may be given at most once, as a whole number in range.
+/// Parses the query string (without `?`). Parameters other than `page`, `limit`, `tag`,
+/// `since` and `q` are ignored; each of those may be given at most once, with a value that
+/// holds.
 pub fn parse_query(query: Option<&str>) -> Result<Query, QueryError> {
-    let mut page: Option<String> = None;
-    let mut limit: Option<String> = None;
+    const NAMES: [&str; 5] = ["page", "limit", "tag", "since", "q"];
+    let mut given: [Option<String>; 5] = Default::default();
     for (name, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
-        let (param, slot) = match name.as_ref() {
-            "page" => ("page", &mut page),
-            "limit" => ("limit", &mut limit),
-            _ => continue,
+        let Some(at) = NAMES.iter().position(|known| *known == name) else {
+            continue;
         };
-        if slot.is_some() {
+        let param = NAMES[at];
+        if given[at].is_some() {
             return Err(QueryError {
                 param,
                 message: format!("`{param}` is given more than once; give it once"),
             });
         }
-        *slot = Some(value.into_owned());
+        given[at] = Some(value.into_owned());
     }
+    let [page, limit, tag, since, q] = given;
     let page = match page {
         None => DEFAULT_PAGE,
         Some(text) => whole_number(&text)
@@ -80,7 +85,31 @@ pub fn parse_query(query: Option<&str>) -> Result<Query, QueryError> {
                 ),
             })?,
     };
-    Ok(Query { page, limit })
+    let filter = Filter {
+        tag: checked("tag", tag, filter::check_tag)?,
+        since: checked("since", since, filter::check_since)?,
+        q: checked("q", q, filter::check_q)?,
+    };
+    Ok(Query {
+        page,
+        limit,
+        filter,
+    })
+}
+
+/// `text`, if given, checked by `check`; what is wrong is named at `param`.
+fn checked<T>(
+    param: &'static str,
+    text: Option<String>,
+    check: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, QueryError> {
+    text.map(|text| {
+        check(&text).map_err(|why| QueryError {
+            param,
+            message: format!("{why}; got `{}`", shorten(&text)),
+        })
+    })
+    .transpose()
 }
 
 /// Digits only (no sign, no spaces). A number too large for 64 bits counts as the largest
@@ -102,25 +131,34 @@ fn shorten(text: &str) -> String {
     }
 }
 
-/// One page of the listing, ready to be written (and shared: cloning it copies no bytes).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One page of the listing (or one entry), ready to be written in any encoding.
+#[derive(Debug)]
 pub struct Listing {
-    /// The JSON body.
-    pub body: Bytes,
+    /// The JSON body and its `ETag`, and their compressed forms.
+    pub body: Encoded,
     /// The `Link` header (none when `base_url` holds a character a header cannot).
     pub link: Option<HeaderValue>,
-    /// The `ETag` header (quoted).
-    pub etag: HeaderValue,
+}
+
+impl Listing {
+    /// A listing of `body` (JSON), with `link`.
+    pub fn new(body: Vec<u8>, link: Option<HeaderValue>) -> Self {
+        Listing {
+            body: Encoded::new(etag(&body), Bytes::from(body)),
+            link,
+        }
+    }
 }
 
 /// The page `query` asks for of the entries of `org` from position `first` on (the ones
-/// published, in listing order); no org is an empty listing. `base_url` is the API host's
-/// address, used for the `Link` header.
+/// published, in listing order) that its filter selects; no org is an empty listing.
+/// `base_url` is the API host's address, used for the `Link` header.
 ///
 /// The body is the JSON envelope `{"data":[...],"page",...,"has_more"}` with the items as
 /// the catalog keeps them.
-pub fn listing(org: Option<&OrgCatalog>, first: usize, query: Query, base_url: &str) -> Listing {
-    let published = org.map_or(0, |org| org.entry_count() - first);
+pub fn listing(org: Option<&OrgCatalog>, first: usize, query: &Query, base_url: &str) -> Listing {
+    let selected = org.map(|org| org.select(&query.filter, first));
+    let published = selected.as_ref().map_or(0, |selected| selected.len());
     let total = published as u64;
     let total_pages = total.div_ceil(query.limit);
     let start = (query.page - 1)
@@ -128,9 +166,9 @@ pub fn listing(org: Option<&OrgCatalog>, first: usize, query: Query, base_url: &
         .filter(|&start| start < total)
         .and_then(|start| usize::try_from(start).ok());
     let mut body = b"{\"data\":[".to_vec();
-    if let (Some(org), Some(start)) = (org, start) {
+    if let (Some(org), Some(selected), Some(start)) = (org, &selected, start) {
         let end = (start + query.limit as usize).min(published);
-        org.write_items(first + start..first + end, &mut body);
+        org.write_items(selected.positions(start, end), &mut body);
     }
     write!(
         body,
@@ -141,30 +179,29 @@ pub fn listing(org: Option<&OrgCatalog>, first: usize, query: Query, base_url: &
     )
     .expect("writing to memory cannot fail");
     let link = link_header(base_url, query, total_pages);
-    Listing {
-        etag: etag(&body),
-        link: HeaderValue::from_str(&link).ok(),
-        body: Bytes::from(body),
-    }
+    Listing::new(body, HeaderValue::from_str(&link).ok())
 }
 
 /// The answer to `GET /api/v1/changelogs/<id>` for the entry at `position` of `org`:
 /// `{"data": <item>}`, with its own ETag (SPEC section 8).
 pub fn entry(org: &OrgCatalog, position: usize) -> Listing {
     let mut body = b"{\"data\":".to_vec();
-    org.write_items(position..position + 1, &mut body);
+    org.write_items([position], &mut body);
     body.push(b'}');
-    Listing {
-        etag: etag(&body),
-        link: None,
-        body: Bytes::from(body),
-    }
+    Listing::new(body, None)
 }
 
 /// The RFC 8288 `Link` header: `first` and `last` always (page 1 when there is nothing),
 /// `prev` when the page is past the first, `next` when a later page holds entries.
-pub fn link_header(base_url: &str, query: Query, total_pages: u64) -> String {
-    let url = |page: u64| format!("<{base_url}{PATH}?page={page}&limit={}>", query.limit);
+/// The filters come first, as given.
+pub fn link_header(base_url: &str, query: &Query, total_pages: u64) -> String {
+    let filters = query.filter.query_prefix();
+    let url = |page: u64| {
+        format!(
+            "<{base_url}{PATH}?{filters}page={page}&limit={}>",
+            query.limit
+        )
+    };
     let mut links = vec![format!("{}; rel=\"first\"", url(1))];
     if query.page > 1 {
         links.push(format!("{}; rel=\"prev\"", url(query.page - 1)));
@@ -205,15 +242,14 @@ mod tests {
 
     #[test]
     fn defaults_and_good_values() {
-        assert_eq!(parse_query(None).unwrap(), Query { page: 1, limit: 20 });
-        assert_eq!(query("").unwrap(), Query { page: 1, limit: 20 });
-        assert_eq!(
-            query("page=3&limit=100&other=x").unwrap(),
-            Query {
-                page: 3,
-                limit: 100
-            }
-        );
+        let plain = |page, limit| Query {
+            page,
+            limit,
+            filter: Filter::default(),
+        };
+        assert_eq!(parse_query(None).unwrap(), plain(1, 20));
+        assert_eq!(query("").unwrap(), plain(1, 20));
+        assert_eq!(query("page=3&limit=100&other=x").unwrap(), plain(3, 100));
         assert_eq!(query("limit=1").unwrap().limit, 1);
         assert_eq!(query("page=%32").unwrap().page, 2);
         assert_eq!(query("page=007").unwrap().page, 7);
@@ -249,24 +285,59 @@ mod tests {
             ("limit=", "limit"),
             ("limit=5&limit=6", "limit"),
             ("page=2&limit=1e2", "limit"),
+            ("tag=", "tag"),
+            ("tag=%2B%2B", "tag"),
+            ("tag=a&tag=b", "tag"),
+            ("since=yesterday", "since"),
+            ("since=2026-13-01", "since"),
+            ("since=2026-03-01T09:00:00", "since"),
+            ("since=", "since"),
+            ("q=", "q"),
+            ("q=%20!%20", "q"),
+            ("q=a+b+c+d+e+f+g+h+i", "q"),
+            ("q=a&q=b", "q"),
         ] {
             assert_eq!(query(text).unwrap_err().param, param, "{text}");
         }
     }
 
     #[test]
+    fn filters_are_kept_as_written_and_checked() {
+        let offset = query("since=2026-03-01T10:00:00%2B01:00").unwrap();
+        let query = query("tag=Security&since=2026-03-01&q=R%C3%A9sum%C3%A9+export").unwrap();
+        assert_eq!(query.filter.tag.as_deref(), Some("Security"));
+        let (written, time) = query.filter.since.clone().unwrap();
+        assert_eq!(written, "2026-03-01");
+        assert_eq!(time.to_rfc3339(), "2026-03-01T00:00:00+00:00");
+        assert_eq!(query.filter.q.as_deref(), Some("Résumé export"));
+        assert_eq!(
+            offset.filter.since.unwrap().1.to_rfc3339(),
+            "2026-03-01T09:00:00+00:00"
+        );
+        let link = link_header("https://api.example.com", &query, 3);
+        assert!(
+            link.starts_with("<https://api.example.com/api/v1/changelogs?tag=Security&since=2026-03-01&q=R%C3%A9sum%C3%A9+export&page=1&limit=20>"),
+            "{link}"
+        );
+    }
+
+    #[test]
     fn links_on_the_edges() {
-        let q = |page, limit| Query { page, limit };
+        let q = |page, limit| Query {
+            page,
+            limit,
+            filter: Filter::default(),
+        };
         let base = "https://api.example.com";
         assert_eq!(
-            link_header(base, q(1, 20), 0),
+            link_header(base, &q(1, 20), 0),
             "<https://api.example.com/api/v1/changelogs?page=1&limit=20>; rel=\"first\", <https://api.example.com/api/v1/changelogs?page=1&limit=20>; rel=\"last\""
         );
-        let middle = link_header(base, q(2, 10), 3);
+        let middle = link_header(base, &q(2, 10), 3);
         for rel in ["first", "prev", "next", "last"] {
             assert!(middle.contains(&format!("rel=\"{rel}\"")), "{middle}");
         }
-        let past = link_header(base, q(9, 10), 3);
+        let past = link_header(base, &q(9, 10), 3);
         assert!(past.contains("page=8&limit=10>; rel=\"prev\""), "{past}");
         assert!(!past.contains("next"), "{past}");
     }

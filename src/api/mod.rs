@@ -10,6 +10,8 @@
 pub mod auth;
 mod cache;
 mod catalog;
+pub mod encoding;
+mod filter;
 pub mod listing;
 mod rate;
 mod reload;
@@ -207,20 +209,30 @@ impl Snapshot {
         }
     }
 
-    /// The entry `id` of organization `slug` if it is published at `now`.
-    fn entry(&self, slug: &str, id: &str, now: DateTime<Utc>) -> Option<listing::Listing> {
+    /// The entry `id` of organization `slug` if it is published at `now`: made once, then
+    /// shared.
+    fn entry(&self, slug: &str, id: &str, now: DateTime<Utc>) -> Option<Arc<listing::Listing>> {
         let org = self.catalog.org(slug)?;
         let position = org.position(id)?;
-        (position >= org.first_published(now)).then(|| listing::entry(org, position))
+        (position >= org.first_published(now)).then(|| {
+            self.pages
+                .get_or_make(slug, cache::PageKey::Entry(position), || {
+                    listing::entry(org, position)
+                })
+        })
     }
 
     /// The page `query` of organization `slug`, published at `now`: made once, then shared.
     fn page(&self, slug: &str, query: listing::Query, now: DateTime<Utc>) -> Arc<listing::Listing> {
         let org = self.catalog.org(slug);
         let first = org.map_or(0, |org| org.first_published(now));
-        self.pages.get_or_make(slug, first, query, || {
-            listing::listing(org, first, query, &self.site.base_url)
-        })
+        let made =
+            |query: &listing::Query| listing::listing(org, first, query, &self.site.base_url);
+        let key = cache::PageKey::Page {
+            first,
+            query: query.clone(),
+        };
+        self.pages.get_or_make(slug, key, || made(&query))
     }
 }
 
@@ -536,7 +548,7 @@ fn answer(
     let page = match (query, entry) {
         (Some(query), _) => snapshot.page(&key.org, query, Utc::now()),
         (None, id) => match snapshot.entry(&key.org, id.unwrap_or_default(), Utc::now()) {
-            Some(page) => Arc::new(page),
+            Some(page) => page,
             None => {
                 return error(
                     StatusCode::NOT_FOUND,
@@ -547,21 +559,25 @@ fn answer(
             }
         },
     };
-    let fresh = listing::none_match(
+    let values = |name| {
         request
             .headers()
-            .get_all(header::IF_NONE_MATCH)
+            .get_all(name)
             .iter()
-            .filter_map(|v| v.to_str().ok()),
-        &page.etag,
-    );
-    let mut reply = if fresh {
+            .filter_map(|v| v.to_str().ok())
+    };
+    let encoding = encoding::negotiate(values(header::ACCEPT_ENCODING));
+    let (body, etag) = page.body.get(encoding);
+    let mut reply = if listing::none_match(values(header::IF_NONE_MATCH), &etag) {
         Reply::empty(StatusCode::NOT_MODIFIED)
     } else {
-        json(StatusCode::OK, page.body.clone())
+        json(StatusCode::OK, body)
     };
     let headers = &mut reply.headers;
-    headers.insert(header::ETAG, page.etag.clone());
+    headers.insert(header::ETAG, etag);
+    if let Some(coding) = encoding.header() {
+        headers.insert(header::CONTENT_ENCODING, coding);
+    }
     if let Some(link) = &page.link {
         headers.insert(header::LINK, link.clone());
     }
@@ -569,6 +585,9 @@ fn answer(
         header::CACHE_CONTROL,
         HeaderValue::from_static("private, no-cache"),
     );
-    headers.insert(header::VARY, HeaderValue::from_static("Authorization"));
+    headers.insert(
+        header::VARY,
+        HeaderValue::from_static("Accept-Encoding, Authorization"),
+    );
     reply
 }

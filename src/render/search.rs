@@ -3,7 +3,6 @@
 //! changelog's pages and answers from the index, in the reader's browser. Without script the
 //! pages are as before; nothing leaves the changelog's host.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine;
@@ -12,6 +11,7 @@ use serde::Serialize;
 use crate::content::Entry;
 use crate::html;
 use crate::locale::Words;
+use crate::words;
 
 /// The index's name, in the org's `changelog/` folder.
 pub const INDEX: &str = "search.json";
@@ -55,7 +55,7 @@ pub fn index(published: &[Entry], days: &[&str]) -> Vec<u8> {
             &text,
         ];
         let tags = entry.tags.iter().map(String::as_str);
-        for word in words(parts.into_iter().chain(tags)) {
+        for word in words::index_words(parts.into_iter().chain(tags)) {
             let numbers = match postings.get_mut(word.as_ref()) {
                 Some(numbers) => numbers,
                 None => postings.entry(word.into_owned()).or_default(),
@@ -122,31 +122,6 @@ fn base36(mut number: usize) -> String {
     digits.into_iter().rev().collect()
 }
 
-/// The characters of a word the index keeps.
-const MAX_WORD: usize = 40;
-
-/// The words of `texts`, lower-cased (and cut after [`MAX_WORD`] characters): a run of letters and digits is a word (of two
-/// characters or more); in scripts written without spaces (Chinese, Japanese) a run is a
-/// phrase, which the script matches anywhere inside.
-fn words<'t>(texts: impl Iterator<Item = &'t str>) -> impl Iterator<Item = Cow<'t, str>> {
-    texts
-        .flat_map(|text| text.split(|c: char| !c.is_alphanumeric()))
-        .filter(|word| word.len() > 1 && word.chars().nth(1).is_some())
-        // A query matches the start of a word: the first characters of a long one do, and
-        // the index does not carry a whole hash or blob pasted into an entry.
-        .map(|word| match word.char_indices().nth(MAX_WORD) {
-            Some((end, _)) => &word[..end],
-            None => word,
-        })
-        .map(|word| {
-            if word.chars().any(char::is_uppercase) {
-                Cow::Owned(word.to_lowercase())
-            } else {
-                Cow::Borrowed(word)
-            }
-        })
-}
-
 /// The settings the script reads, as a JSON object literal.
 #[derive(Serialize)]
 struct Config {
@@ -172,26 +147,6 @@ pub fn script(language: &str, words: &Words) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn words_are_lower_case_and_keep_phrases_without_spaces() {
-        let texts = [
-            "Exports are faster: 10,000 rows.",
-            "A Ü-Umlaut! 导出速度更快",
-        ];
-        let found: Vec<Cow<'_, str>> = words(texts.into_iter()).collect();
-        let expected = [
-            "exports",
-            "are",
-            "faster",
-            "10",
-            "000",
-            "rows",
-            "umlaut",
-            "导出速度更快",
-        ];
-        assert_eq!(found, expected);
-    }
 
     #[test]
     fn sets_are_lists_or_bitmaps_by_what_is_smaller() {

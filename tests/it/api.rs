@@ -319,7 +319,8 @@ fn listing_holds_the_keys_org_published_entries_in_order() {
                     "content_html": "<p>Exports no longer time out.</p>\n",
                     "date_published": "2025-12-01T00:00:00Z",
                     "tags": [],
-                    "summary": null
+                    "summary": null,
+                    "date_modified": "2025-12-03T10:00:00Z"
                 },
                 {
                     "id": "dark-mode",
@@ -328,7 +329,8 @@ fn listing_holds_the_keys_org_published_entries_in_order() {
                     "content_html": "<p>Dark mode follows your system setting.</p>\n",
                     "date_published": "2025-11-15T08:30:00Z",
                     "tags": [],
-                    "summary": null
+                    "summary": null,
+                    "image": "https://cdn.example.com/dark-mode.png"
                 }
             ],
             "page": 1, "limit": 20, "total": 4, "total_pages": 1, "has_more": false
@@ -759,6 +761,206 @@ fn one_entry_by_id_with_its_own_etag() {
     let post = server.request("POST", &path, &[("Authorization", &auth)]);
     assert_error(&post, 405, "method_not_allowed");
     assert_logs_hold_no_key(&server);
+}
+
+/// An org whose entries the filters tell apart, newest first: `csv`, `resume`, `webhooks`,
+/// `chinese`, `dark`; `later` is scheduled and `hidden` a draft.
+fn filter_site() -> Site {
+    let site = Site::new(None);
+    let acme = site.content().join("acme");
+    std::fs::create_dir_all(&acme).unwrap();
+    std::fs::write(acme.join("_org.yaml"), "title: Acme\n").unwrap();
+    for (id, front, body) in [
+        ("csv", "title: CSV export is faster\ndate: 2026-03-05T10:00:00Z\ntags: [Export, Performance]\n", "Ten times faster.\n"),
+        ("resume", "title: Résumé builder\ndate: 2026-03-04T10:00:00Z\ntags: [feature]\n", "Write your résumé.\n"),
+        ("webhooks", "title: Webhooks for exports\ndate: 2026-03-03T10:00:00Z\ntags: [api]\nsummary: Exports notify your servers.\n", "Signed.\n"),
+        ("chinese", "title: 导出速度更快\ndate: 2026-03-02T10:00:00Z\ntags: [export]\n", "更快。\n"),
+        ("dark", "title: Dark mode\ndate: 2026-03-01T10:00:00Z\ntags: [ui]\n", "Follows the system.\n"),
+        ("later", "title: Export 2.0\ndate: 2999-01-01T00:00:00Z\ntags: [export]\n", "Soon.\n"),
+        ("hidden", "title: Export secrets\ndate: 2026-03-05T11:00:00Z\ntags: [export]\ndraft: true\n", "No.\n"),
+    ] {
+        write_entry(&acme.join(format!("{id}.md")), front, body);
+    }
+    site
+}
+
+fn ids(response: &Response) -> Vec<String> {
+    assert_eq!(response.status, 200, "{}", response.text());
+    response.json()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn filters_select_by_tag_time_and_words() {
+    let site = filter_site();
+    let server = site.start();
+    let found = |query: &str| ids(&server.get(&listing(query), Some(ACME)));
+    assert_eq!(found(""), ["csv", "resume", "webhooks", "chinese", "dark"]);
+    // A tag is compared by its page name; scheduled entries and drafts stay out.
+    assert_eq!(found("tag=export"), ["csv", "chinese"]);
+    assert_eq!(found("tag=EXPORT"), ["csv", "chinese"]);
+    assert_eq!(found("tag=nope"), Vec::<String>::new());
+    // `since`: published strictly after, in any offset, or a day.
+    assert_eq!(found("since=2026-03-03T10:00:00Z"), ["csv", "resume"]);
+    assert_eq!(
+        found("since=2026-03-03T11:00:00%2B01:00"),
+        ["csv", "resume"]
+    );
+    assert_eq!(found("since=2026-03-03"), ["csv", "resume", "webhooks"]);
+    assert_eq!(found("since=2999-12-31T00:00:00Z"), Vec::<String>::new());
+    // `q`: every word starts a word of the title, summary, tags or text; case and accents
+    // do not matter; in Chinese a word may stand anywhere in a run.
+    assert_eq!(found("q=export"), ["csv", "webhooks", "chinese"]);
+    assert_eq!(found("q=CSV+fast"), ["csv"]);
+    assert_eq!(found("q=resume"), ["resume"]);
+    assert_eq!(found("q=R%C3%89SUM%C3%89"), ["resume"]);
+    assert_eq!(found("q=notify+servers"), ["webhooks"]);
+    assert_eq!(found("q=%E9%80%9F%E5%BA%A6"), ["chinese"]);
+    assert_eq!(found("q=export+secrets"), Vec::<String>::new());
+    assert_eq!(found("q=performance"), ["csv"]);
+    // Together: all must hold.
+    assert_eq!(found("q=export&tag=api"), ["webhooks"]);
+    assert_eq!(found("tag=export&since=2026-03-02T10:00:00Z"), ["csv"]);
+
+    // The envelope, the Link header and the ETag follow the filtered list.
+    let page = server.get(&listing("q=export&limit=2&page=2"), Some(ACME));
+    let body = page.json();
+    assert_eq!(body["total"], 3);
+    assert_eq!(body["total_pages"], 2);
+    assert_eq!(body["has_more"], false);
+    assert_eq!(ids(&page), ["chinese"]);
+    let links = page.links();
+    let prev = links.iter().find(|(rel, _)| rel == "prev").unwrap();
+    assert_eq!(
+        prev.1,
+        "http://localhost:8081/api/v1/changelogs?q=export&page=1&limit=2"
+    );
+    let unfiltered = server.get(&listing("limit=2&page=2"), Some(ACME));
+    assert_ne!(unfiltered.header("etag"), page.header("etag"));
+    let spaced = server.get(&listing("tag=a%20b&q=x%26y"), Some(ACME));
+    let first = &spaced.links()[0].1;
+    assert!(first.contains("?tag=a+b&q=x%26y&page=1"), "{first}");
+
+    for (query, param) in [
+        ("tag=", "tag"),
+        ("since=last+week", "since"),
+        ("since=2026-03-01T10:00:00", "since"),
+        ("q=", "q"),
+        ("q=%21%21", "q"),
+        ("q=export&q=csv", "q"),
+        ("tag=a&tag=b", "tag"),
+    ] {
+        let body = assert_error(
+            &server.get(&listing(query), Some(ACME)),
+            400,
+            "invalid_parameter",
+        );
+        assert_eq!(body["error"]["param"], param, "{query}");
+    }
+    let long = format!("q={}", "word+".repeat(60));
+    assert_eq!(
+        assert_error(
+            &server.get(&listing(&long), Some(ACME)),
+            400,
+            "invalid_parameter"
+        )["error"]["param"],
+        "q"
+    );
+}
+
+fn gunzip(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(body), &mut out).unwrap();
+    out
+}
+
+fn unbrotli(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut brotli::Decompressor::new(body, 4096), &mut out).unwrap();
+    out
+}
+
+#[test]
+fn compressed_answers_each_with_their_own_etag() {
+    let site = Site::new(Some("basic"));
+    let server = site.start();
+    let auth = format!("Bearer {ACME}");
+    for path in [
+        LISTING.to_string(),
+        listing("limit=2&q=api"),
+        format!("{LISTING}/launch"),
+    ] {
+        let plain = server.request("GET", &path, &[("Authorization", &auth)]);
+        assert_eq!(plain.status, 200, "{}", plain.text());
+        assert_eq!(plain.header("content-encoding"), None);
+        assert_eq!(plain.header("vary"), Some("Accept-Encoding, Authorization"));
+        let tag = plain.header("etag").unwrap().to_string();
+        for (accept, coding, decode) in [
+            ("gzip", "gzip", gunzip as fn(&[u8]) -> Vec<u8>),
+            ("gzip, deflate, br", "br", unbrotli),
+            ("br;q=0.5, gzip", "gzip", gunzip),
+            ("identity", "", <[u8]>::to_vec),
+            ("br;q=0, gzip;q=0", "", <[u8]>::to_vec),
+        ] {
+            let headers = [
+                ("Authorization", auth.as_str()),
+                ("Accept-Encoding", accept),
+            ];
+            let got = server.request("GET", &path, &headers);
+            assert_eq!(got.status, 200);
+            assert_eq!(
+                got.header("content-encoding").unwrap_or(""),
+                coding,
+                "{accept}"
+            );
+            assert_eq!(got.header("vary"), Some("Accept-Encoding, Authorization"));
+            assert_eq!(decode(&got.body), plain.body, "{path} {accept}");
+            let etag = got.header("etag").unwrap().to_string();
+            let suffix = if coding.is_empty() {
+                String::new()
+            } else if coding == "br" {
+                "-br".into()
+            } else {
+                "-gzip".into()
+            };
+            assert_eq!(etag, format!("{}{suffix}\"", &tag[..tag.len() - 1]));
+            // The same bytes every time; HEAD tells their length.
+            assert_eq!(server.request("GET", &path, &headers).body, got.body);
+            let head = server.request("HEAD", &path, &headers);
+            assert_eq!(
+                head.header("content-length"),
+                Some(got.body.len().to_string().as_str())
+            );
+            assert_eq!(
+                head.header("content-encoding"),
+                got.header("content-encoding")
+            );
+            assert!(head.body.is_empty());
+            // Its own tag makes it 304; another encoding's does not.
+            let mut conditional = headers.to_vec();
+            conditional.push(("If-None-Match", &etag));
+            let fresh = server.request("GET", &path, &conditional);
+            assert_eq!(fresh.status, 304, "{accept}");
+            assert_eq!(fresh.header("etag"), Some(etag.as_str()));
+            if !coding.is_empty() {
+                conditional.pop();
+                conditional.push(("If-None-Match", &tag));
+                assert_eq!(server.request("GET", &path, &conditional).status, 200);
+            }
+        }
+    }
+    // Errors are not compressed.
+    let error = server.request(
+        "GET",
+        &listing("page=0"),
+        &[("Authorization", &auth), ("Accept-Encoding", "gzip")],
+    );
+    assert_eq!(error.status, 400);
+    assert_eq!(error.header("content-encoding"), None);
 }
 
 #[test]
