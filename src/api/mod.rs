@@ -15,6 +15,7 @@ mod filter;
 pub mod listing;
 mod rate;
 mod reload;
+mod shared_rate;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -26,6 +27,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderValue};
+use hyper::http::request::Parts;
 use hyper::{Method, Request, Response, StatusCode};
 use serde::Serialize;
 
@@ -64,6 +66,9 @@ pub struct Settings {
     pub drain_timeout: Duration,
     /// Connections served at once; more wait in the listen backlog until one closes.
     pub max_connections: usize,
+    /// The Redis (or Valkey) that counts each key's requests across copies; none counts
+    /// them in this copy alone.
+    pub redis: Option<String>,
 }
 
 impl Settings {
@@ -77,6 +82,7 @@ impl Settings {
             header_read_timeout: Duration::from_secs(10),
             drain_timeout: Duration::from_secs(30),
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            redis: None,
         }
     }
 }
@@ -148,6 +154,14 @@ pub enum Event {
         /// One line per problem.
         problems: Vec<String>,
     },
+    /// Rate limits are now counted across copies (`redis`) or by this copy alone (`local`),
+    /// Redis having stopped answering. "Unreachable" is logged at most once a minute.
+    RateLimit {
+        /// `redis` or `local`.
+        counting: &'static str,
+        /// What happened, naming Redis by host and port only.
+        message: String,
+    },
     /// Something is off but the server goes on.
     Warning {
         /// What is off.
@@ -171,7 +185,11 @@ impl Event {
         match self {
             Event::Request { status, .. } if *status >= 500 => "error",
             Event::ReloadFailed { .. } => "error",
-            Event::Warning { .. } | Event::Stopped { drained: false } => "warn",
+            Event::Warning { .. }
+            | Event::Stopped { drained: false }
+            | Event::RateLimit {
+                counting: "local", ..
+            } => "warn",
             _ => "info",
         }
     }
@@ -240,7 +258,7 @@ impl Snapshot {
 struct Shared {
     content: ArcSwap<Snapshot>,
     keys: ArcSwap<Keys>,
-    limiter: RateLimiter,
+    limits: shared_rate::Limits,
     log: Logger,
 }
 
@@ -283,7 +301,10 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
     let shared = Arc::new(Shared {
         content: ArcSwap::from_pointee(Snapshot::new(site, catalog)),
         keys: ArcSwap::from_pointee(keys),
-        limiter: RateLimiter::new(),
+        limits: match &settings.redis {
+            Some(url) => shared_rate::Limits::shared(url, log.clone())?,
+            None => shared_rate::Limits::local(),
+        },
         log: log.clone(),
     });
 
@@ -302,7 +323,10 @@ pub async fn serve(settings: Settings, log: Logger) -> Result<()> {
     let stopping = server
         .serve(
             &mut shutdown,
-            move |request| std::future::ready(handle(request, &handler)),
+            move |request| {
+                let shared = handler.clone();
+                async move { handle(request, &shared).await }
+            },
             &warn,
         )
         .await;
@@ -380,19 +404,21 @@ fn error(status: StatusCode, code: &str, message: &str, param: Option<&str>) -> 
 }
 
 /// Answers one request and logs it.
-fn handle(request: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
+async fn handle(request: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
     let started = Instant::now();
-    let Answered { reply, caller } = route(&request, shared);
+    // The head only: no request of this API has a body worth reading.
+    let (request, _) = request.into_parts();
+    let Answered { reply, caller } = route(&request, shared).await;
     let (key, org) = caller.unzip();
     (shared.log)(Event::Request {
-        method: logged_method(request.method()).to_string(),
-        path: logged_path(request.uri().path()).to_string(),
+        method: logged_method(&request.method).to_string(),
+        path: logged_path(request.uri.path()).to_string(),
         status: reply.status.as_u16(),
         duration_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
         key,
         org,
     });
-    reply.into_response(request.method())
+    reply.into_response(&request.method)
 }
 
 /// The method as logged: a client may send any token as a method, so only the standard
@@ -445,8 +471,8 @@ fn entry_id(path: &str) -> Option<String> {
 }
 
 /// Picks the answer: 404 and 405 before anything else.
-fn route(request: &Request<Incoming>, shared: &Shared) -> Answered {
-    let path = request.uri().path();
+async fn route(request: &Parts, shared: &Shared) -> Answered {
+    let path = request.uri.path();
     let entry = entry_id(path);
     if path != listing::PATH && path != HEALTH_PATH && entry.is_none() {
         return error(
@@ -460,7 +486,7 @@ fn route(request: &Request<Incoming>, shared: &Shared) -> Answered {
         )
         .into();
     }
-    if !matches!(*request.method(), Method::GET | Method::HEAD) {
+    if !matches!(request.method, Method::GET | Method::HEAD) {
         let mut reply = error(
             StatusCode::METHOD_NOT_ALLOWED,
             "method_not_allowed",
@@ -471,17 +497,21 @@ fn route(request: &Request<Incoming>, shared: &Shared) -> Answered {
         return reply.into();
     }
     if path == HEALTH_PATH {
-        let mut reply = json(StatusCode::OK, Bytes::from_static(br#"{"status":"ok"}"#));
+        let body = format!(
+            r#"{{"status":"ok","rate_limit":"{}"}}"#,
+            shared.limits.mode()
+        );
+        let mut reply = json(StatusCode::OK, Bytes::from(body));
         reply.header(header::CACHE_CONTROL, "no-store");
         return reply.into();
     }
-    changelogs(request, shared, entry.as_deref())
+    changelogs(request, shared, entry.as_deref()).await
 }
 
 /// `GET /api/v1/changelogs`, or one entry of it (`entry`).
-fn changelogs(request: &Request<Incoming>, shared: &Shared, entry: Option<&str>) -> Answered {
-    let keys = shared.keys.load();
-    let key = match auth::bearer(request.headers())
+async fn changelogs(request: &Parts, shared: &Shared, entry: Option<&str>) -> Answered {
+    let keys = shared.keys.load_full();
+    let key = match auth::bearer(&request.headers)
         .and_then(|presented| auth::authenticate(&keys, presented).ok_or(Unauthorized::Unknown))
     {
         Ok(key) => key,
@@ -503,21 +533,16 @@ fn changelogs(request: &Request<Incoming>, shared: &Shared, entry: Option<&str>)
         }
     };
     Answered {
-        reply: answer(request, shared, key, entry),
+        reply: answer(request, shared, key, entry).await,
         caller: Some((key.name.clone(), key.org.clone())),
     }
 }
 
 /// The listing, or the entry `entry`, for a recognized key: query, rate, then the page.
-fn answer(
-    request: &Request<Incoming>,
-    shared: &Shared,
-    key: &ApiKey,
-    entry: Option<&str>,
-) -> Reply {
+async fn answer(request: &Parts, shared: &Shared, key: &ApiKey, entry: Option<&str>) -> Reply {
     let query = match entry {
         Some(_) => None,
-        None => match listing::parse_query(request.uri().query()) {
+        None => match listing::parse_query(request.uri.query()) {
             Ok(query) => Some(query),
             Err(bad) => {
                 return error(
@@ -529,7 +554,7 @@ fn answer(
             }
         },
     };
-    if let Err(wait) = shared.limiter.check(key, Instant::now()) {
+    if let Err(wait) = shared.limits.check(key).await {
         let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
         let seconds = seconds.max(1);
         let mut reply = error(
@@ -561,7 +586,7 @@ fn answer(
     };
     let values = |name| {
         request
-            .headers()
+            .headers
             .get_all(name)
             .iter()
             .filter_map(|v| v.to_str().ok())

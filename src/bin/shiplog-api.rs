@@ -22,7 +22,7 @@ use shiplog::Error;
     name = "shiplog-api",
     version,
     about,
-    after_help = "Logs are one JSON object per line on standard error. SIGHUP re-reads the content and keys; SIGTERM or Ctrl-C stop after the requests in flight.\n\nExamples:\n  shiplog-api\n  shiplog-api --content content --keys api_keys.yaml --listen 0.0.0.0:8081"
+    after_help = "Logs are one JSON object per line on standard error. SIGHUP re-reads the content and keys; SIGTERM or Ctrl-C stop after the requests in flight.\n\nExamples:\n  shiplog-api\n  shiplog-api --content content --keys api_keys.yaml --listen 0.0.0.0:8081\n  SHIPLOG_REDIS_URL=redis://:secret@10.0.0.5:6379 shiplog-api --listen 0.0.0.0:8081"
 )]
 struct Cli {
     #[command(flatten)]
@@ -39,6 +39,16 @@ struct Cli {
     /// Connections served at once; more wait in the listen backlog until one closes.
     #[arg(long, value_name = "N", default_value_t = shiplog::api::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     max_connections: usize,
+    /// Count each key's requests across every copy of the server in this Redis or Valkey
+    /// (`redis://[:PASSWORD@]HOST[:PORT][/DB]`); kept in the environment, the URL's password
+    /// stays out of the process list. Unreachable, each copy counts its own.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "SHIPLOG_REDIS_URL",
+        hide_env_values = true
+    )]
+    redis: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -52,6 +62,7 @@ fn main() -> ExitCode {
         header_read_timeout: Duration::from_secs(cli.header_read_timeout),
         drain_timeout: defaults.drain_timeout,
         max_connections: cli.max_connections,
+        redis: cli.redis,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

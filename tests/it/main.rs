@@ -5,6 +5,7 @@
 
 mod api;
 mod api_hostile;
+mod api_redis;
 mod authoring;
 mod generate;
 mod hostile;
