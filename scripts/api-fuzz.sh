@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Schemathesis against openapi.yaml and a live shiplog-api (release build) serving the
-# tests/fixtures/api/basic content: every generated request (valid and invalid page/limit,
+# tests/fixtures/api/basic content: every generated request (valid and invalid page, limit,
+# tag, since and q, Accept-Encoding, one entry by id,
 # If-None-Match, HEAD, other methods; with the key and, for ignored_auth, without) must get no 5xx and a response
 # that matches the schema (status, content type, headers, body).
 #

@@ -16,6 +16,8 @@ const GHOST: &str = "shl_test_ghost_0123456789abcdef";
 const LIMITED: &str = "shl_test_limited_0123456789abcdef";
 
 const LISTING: &str = "/api/v1/changelogs";
+/// The path of one entry as `openapi.yaml` names it.
+const ENTRY: &str = "/api/v1/changelogs/{id}";
 
 /// A temporary site: a content folder, a keys file and (maybe) a `shiplog.yaml`.
 struct Site {
@@ -1825,9 +1827,14 @@ fn check_openapi(doc: &Value, method: &str, path: &str, response: &Response) {
                 "{status}: {content_type} is documented"
             );
             let pointer = format!("{response_pointer}/content/{}/schema", escape(content_type));
-            validate(doc, &pointer, &response.json()).unwrap_or_else(|e| {
-                panic!("{method} {path} {status}: body {}: {e}", response.text())
-            });
+            let body = match response.header("content-encoding") {
+                Some("gzip") => gunzip(&response.body),
+                Some("br") => unbrotli(&response.body),
+                _ => response.body.clone(),
+            };
+            let body: Value = serde_json::from_slice(&body).expect("a JSON body");
+            validate(doc, &pointer, &body)
+                .unwrap_or_else(|e| panic!("{method} {path} {status}: body {body}: {e}"));
         }
         Some(_) => assert!(response.body.is_empty()),
         None => assert!(response.body.is_empty(), "{status}: undocumented body"),
@@ -1892,7 +1899,64 @@ fn responses_match_openapi_yaml() {
         ("GET", "/healthz", server.get("/healthz", None)),
         ("GET", "/healthz", server.request("POST", "/healthz", &[])),
         ("GET", LISTING, server.get("/elsewhere", None)),
+        (
+            "GET",
+            LISTING,
+            server.request(
+                "GET",
+                &listing("tag=launch&since=2026-01-01&q=acme+today"),
+                &[("Authorization", &auth), ("Accept-Encoding", "gzip")],
+            ),
+        ),
+        (
+            "GET",
+            LISTING,
+            server.get(&listing("since=last+week"), Some(ACME)),
+        ),
+        (
+            "GET",
+            ENTRY,
+            server.request(
+                "GET",
+                &format!("{LISTING}/fix"),
+                &[("Authorization", &auth), ("Accept-Encoding", "br")],
+            ),
+        ),
+        (
+            "GET",
+            ENTRY,
+            server.get(&format!("{LISTING}/dark-mode"), Some(ACME)),
+        ),
+        (
+            "HEAD",
+            ENTRY,
+            server.request(
+                "HEAD",
+                &format!("{LISTING}/nope"),
+                &[("Authorization", &auth)],
+            ),
+        ),
+        (
+            "GET",
+            ENTRY,
+            server.request(
+                "PUT",
+                &format!("{LISTING}/fix"),
+                &[("Authorization", &auth)],
+            ),
+        ),
     ];
+    let entry_etag = server.get(&format!("{LISTING}/fix"), Some(ACME));
+    let entry_etag = entry_etag.header("etag").unwrap();
+    checked.push((
+        "GET",
+        ENTRY,
+        server.request(
+            "GET",
+            &format!("{LISTING}/fix"),
+            &[("Authorization", &auth), ("If-None-Match", entry_etag)],
+        ),
+    ));
     for _ in 0..3 {
         assert_eq!(
             server
