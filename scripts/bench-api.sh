@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
-# API benchmark of shiplog-api (issue 6): the authenticated listing against nginx sending
-# the same bytes as a static file, on the synthetic corpus of scripts/bench-build.sh.
+# API benchmark of shiplog-api: the authenticated listing against nginx sending the same
+# bytes as a static file (plain, and gzip with gzip_static), its filters, shared rate limits
+# through Redis, memory, and reloads under load, on the synthetic corpus of
+# scripts/bench-build.sh.
 # Prints Markdown tables (also saved to target/bench-api/results.md).
 #
 # Usage: scripts/bench-api.sh [MODE...] [--duration S] [--runs R] [--orgs N] [--entries M]
 #                             [--seed S]
 #
-#   (no mode)    all four below
+#   (no mode)    all below
 #   --compare    N orgs x M entries, one key: GET /api/v1/changelogs with page=1&limit=20,
 #                page=1&limit=100 and a deep page (the last full one of limit=20). For each,
-#                the body is fetched once and saved; nginx (2 workers, access log off,
-#                keep-alive) serves that file on another loopback port; wrk (--latency,
-#                64 connections, 2 threads, the Bearer header on the API side) runs against
-#                both, alternately, R times each
+#                the body is fetched once and saved, plain and gzipped (as the API sends
+#                it); nginx (2 workers, access log off, keep-alive, gzip_static on) serves
+#                those files on another loopback port; wrk (--latency, 64 connections,
+#                2 threads, the Bearer header on the API side) runs against both,
+#                alternately, R times each, without and with `Accept-Encoding: gzip`
+#   --filters    one org of BENCH_FILTER_ENTRIES (10,000) entries: `q` with two words, and
+#                `tag` + `since`, each the same query throughout (cached after the first) and
+#                a different one per request (random words, tags, months and pages: mostly
+#                made anew); targets p99 <= 5 ms and >= 20,000 requests/s
+#   --redis      the page=1&limit=20 case counted by the copy and through a redis-server on
+#                loopback (--redis), alternately
 #   --keys       the page=1&limit=20 case with 1 key and with 1,000 keys in the keys file
 #   --memory     the server's resident set on BENCH_BIG_ORGS (1000) orgs x M entries, after
 #                loading and after wrk has asked for random pages of random orgs (a key per
-#                org) for S seconds
+#                org), plain, gzip and br, for 3 x S seconds
 #   --reload     E edits of an entry's title while wrk runs against the listing: every
 #                edit must show in the listing within 1 s, and wrk must see no non-2xx
 #
@@ -35,8 +44,8 @@
 # which the CPUs are at least 90 % idle; a run that had to start anyway is flagged. wrk, the
 # server and nginx share the machine's cores, as they would on one host.
 #
-# Runs from the repository root on a Debian machine with Rust and Python 3; installs wrk and
-# nginx with apt-get when they are missing. All it writes is under target/bench-api/ (keys,
+# Runs from the repository root on a Debian machine with Rust and Python 3; installs wrk,
+# nginx and redis-server with apt-get when they are missing. All it writes is under target/bench-api/ (keys,
 # nginx's files, logs, a copy of the corpus for the edits) and the corpora under
 # target/bench/corpus/ (shared with scripts/bench-build.sh).
 set -euo pipefail
@@ -49,13 +58,14 @@ ORGS=${BENCH_ORGS:-100}
 ENTRIES=${BENCH_ENTRIES:-100}
 SEED=${BENCH_SEED:-42}
 BIG_ORGS=${BENCH_BIG_ORGS:-1000}
+FILTER_ENTRIES=${BENCH_FILTER_ENTRIES:-10000}
 IDLE_WAIT=${BENCH_IDLE_WAIT:-20}
 NGINX_SENDFILE=${BENCH_NGINX_SENDFILE:-on}
 EDITS=${BENCH_EDITS:-100}
 CONNECTIONS=64
 THREADS=2
 
-DO_COMPARE=0 DO_KEYS=0 DO_MEMORY=0 DO_RELOAD=0
+DO_COMPARE=0 DO_KEYS=0 DO_MEMORY=0 DO_RELOAD=0 DO_FILTERS=0 DO_REDIS=0
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case $1 in
@@ -63,6 +73,8 @@ while (($#)); do
         --keys) DO_KEYS=1 ;;
         --memory) DO_MEMORY=1 ;;
         --reload) DO_RELOAD=1 ;;
+        --filters) DO_FILTERS=1 ;;
+        --redis) DO_REDIS=1 ;;
         --duration) DURATION=${2:?--duration needs a number}; shift ;;
         --runs) RUNS=${2:?--runs needs a number}; shift ;;
         --orgs) ORGS=${2:?--orgs needs a number}; shift ;;
@@ -74,10 +86,10 @@ while (($#)); do
     esac
     shift
 done
-if ((DO_COMPARE + DO_KEYS + DO_MEMORY + DO_RELOAD == 0)); then
-    DO_COMPARE=1 DO_KEYS=1 DO_MEMORY=1 DO_RELOAD=1
+if ((DO_COMPARE + DO_KEYS + DO_MEMORY + DO_RELOAD + DO_FILTERS + DO_REDIS == 0)); then
+    DO_COMPARE=1 DO_KEYS=1 DO_MEMORY=1 DO_RELOAD=1 DO_FILTERS=1 DO_REDIS=1
 fi
-for n in "$DURATION" "$RUNS" "$ORGS" "$ENTRIES" "$SEED" "$BIG_ORGS" "$IDLE_WAIT" "$EDITS"; do
+for n in "$DURATION" "$RUNS" "$ORGS" "$ENTRIES" "$SEED" "$BIG_ORGS" "$IDLE_WAIT" "$EDITS" "$FILTER_ENTRIES"; do
     [[ $n =~ ^[0-9]+$ ]] || { echo "bench-api: '$n' is not a number" >&2; exit 2; }
 done
 if ((RUNS < 2)); then echo "bench-api: --runs must be at least 2" >&2; exit 2; fi
@@ -117,6 +129,7 @@ ensure_tools() {
     command -v wrk >/dev/null || packages+=(wrk)
     [[ -n $(find_nginx) ]] || packages+=(nginx-light)
     command -v curl >/dev/null || packages+=(curl)
+    command -v redis-server >/dev/null || packages+=(redis-server)
     ((${#packages[@]})) || return 0
     say "installing ${packages[*]} (Debian packages)"
     # Keep the package from starting a system-wide nginx on port 80 while installing.
@@ -180,15 +193,16 @@ write_many_keys() {
 
 # --- servers --------------------------------------------------------------------------
 
-# start_api SITE KEYS: shiplog-api on a free loopback port; sets API_PID, API_ADDR, API_LOG.
-# The server writes its log line of every request as always; only the other lines are kept
-# (those of a long run would fill gigabytes).
+# start_api SITE KEYS [FLAG...]: shiplog-api on a free loopback port; sets API_PID, API_ADDR,
+# API_LOG. The server writes its log line of every request as always; only the other lines
+# are kept (those of a long run would fill gigabytes).
 start_api() {
     local site=$1 keys=$2
+    shift 2
     API_LOG=$BENCH/logs/api.log
     : >"$API_LOG"
     "$API" --content "$site/content" --config "$site/shiplog.yaml" --keys "$keys" \
-        --listen 127.0.0.1:0 2> >(grep --line-buffered -v '"event":"request"' >>"$API_LOG") &
+        --listen 127.0.0.1:0 "$@" 2> >(grep --line-buffered -v '"event":"request"' >>"$API_LOG") &
     API_PID=$!
     PIDS+=("$API_PID")
     local deadline=$((SECONDS + 300)) line=""
@@ -251,6 +265,7 @@ http {
     server {
         listen 127.0.0.1:$NGINX_PORT;
         root $dir/www;
+        gzip_static on;
     }
 }
 EOF
@@ -274,34 +289,46 @@ EOF
 
 # --- measuring ------------------------------------------------------------------------
 
-# run_wrk LABEL URL [HEADER]: one timed wrk run, recorded in $RESULTS.
+# with_headers ARG...: sets HEADERS to `-H ARG` for each ARG, until `--`; the argument after
+# `--` (a wrk script) becomes `-s SCRIPT`.
+with_headers() {
+    HEADERS=()
+    while (($#)); do
+        if [[ $1 == -- ]]; then
+            HEADERS+=(-s "$2")
+            return
+        fi
+        HEADERS+=(-H "$1")
+        shift
+    done
+}
+
+# run_wrk LABEL URL [HEADER...] [-- SCRIPT]: one timed wrk run, recorded in $RESULTS.
 run_wrk() {
     local label=$1 url=$2 out
     shift 2
-    local header=()
-    if (($#)); then header=(-H "$1"); fi
+    with_headers "$@"
     out=$BENCH/logs/$label.$(date +%s%N).wrk
     wait_for_idle
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "${header[@]}" "$url" >"$out"
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "${HEADERS[@]}" "$url" >"$out"
     printf '   %-16s %s\n' "$label" "$(python3 scripts/bench/wrk_report.py record "$out" "$label" "$RESULTS" "$BUSY")" >&2
 }
 
-# warm_up URL [HEADER]: two seconds of load, not recorded.
+# warm_up URL [HEADER...]: two seconds of load, not recorded.
 warm_up() {
     local url=$1
     shift
-    local header=()
-    if (($#)); then header=(-H "$1"); fi
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "${header[@]}" "$url" >/dev/null
+    with_headers "$@"
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "${HEADERS[@]}" "$url" >/dev/null
 }
 
-# fetch URL FILE [HEADER]: the body of a 200 response into FILE.
+# fetch URL FILE [HEADER...]: the body of a 200 response into FILE, as sent (compressed
+# when a header asks for it).
 fetch() {
     local url=$1 file=$2 status
     shift 2
-    local header=()
-    if (($#)); then header=(-H "$1"); fi
-    status=$(curl -s -o "$file" -w '%{http_code}' "${header[@]}" "$url")
+    with_headers "$@"
+    status=$(curl -s -o "$file" -w '%{http_code}' "${HEADERS[@]}" "$url")
     [[ $status == 200 ]] || fail "GET $url answered $status: $(head -c 300 "$file")"
 }
 
@@ -309,6 +336,7 @@ fetch() {
 
 ORG=org-000
 AUTH="Authorization: Bearer $(key_of "$ORG")"
+GZIP="Accept-Encoding: gzip"
 DEEP_PAGE=$((ENTRIES / 20))
 CASES=("page=1&limit=20" "page=1&limit=100" "page=$DEEP_PAGE&limit=20")
 CASE_NAMES=("limit=20, page 1" "limit=100, page 1" "limit=20, page $DEEP_PAGE (deep)")
@@ -323,31 +351,142 @@ compare() {
     mkdir -p "$nginx_dir/www"
     for i in "${!CASES[@]}"; do
         fetch "http://$API_ADDR$LISTING?${CASES[$i]}" "$nginx_dir/www/case-$i.json" "$AUTH"
+        fetch "http://$API_ADDR$LISTING?${CASES[$i]}" "$nginx_dir/www/case-$i.json.gz" "$AUTH" "$GZIP"
+        gzip -dc "$nginx_dir/www/case-$i.json.gz" | cmp -s - "$nginx_dir/www/case-$i.json" ||
+            fail "the gzipped body of ${CASES[$i]} is not the plain one"
     done
     say "saved the bodies: $(for i in "${!CASES[@]}"; do printf '%s %s B; ' "${CASES[$i]}" "$(stat -c %s "$nginx_dir/www/case-$i.json")"; done)"
     start_nginx "$nginx_dir"
     for i in "${!CASES[@]}"; do
         cmp -s <(curl -s "http://127.0.0.1:$NGINX_PORT/case-$i.json") "$nginx_dir/www/case-$i.json" ||
             fail "nginx does not send the saved body of ${CASES[$i]}"
+        cmp -s <(curl -s -H "$GZIP" "http://127.0.0.1:$NGINX_PORT/case-$i.json") "$nginx_dir/www/case-$i.json.gz" ||
+            fail "nginx does not send the saved gzipped body of ${CASES[$i]}"
     done
     say "shiplog-api on $API_ADDR (pid $API_PID), nginx on 127.0.0.1:$NGINX_PORT (pid $NGINX_PID)"
-    local args=()
+    local args=() gzip_args=()
     for i in "${!CASES[@]}"; do
         local api_url="http://$API_ADDR$LISTING?${CASES[$i]}" nginx_url="http://127.0.0.1:$NGINX_PORT/case-$i.json"
-        say "${CASE_NAMES[$i]}: $RUNS runs of ${DURATION} s each, alternately"
-        warm_up "$api_url" "$AUTH"
-        warm_up "$nginx_url"
+        say "${CASE_NAMES[$i]}: $RUNS runs of ${DURATION} s each, alternately, gzip then plain"
+        warm_up "$api_url" "$AUTH" "$GZIP"
+        warm_up "$nginx_url" "$GZIP"
         local run
+        for ((run = 1; run <= RUNS; run++)); do
+            run_wrk "api-gzip-$i" "$api_url" "$AUTH" "$GZIP"
+            run_wrk "nginx-gzip-$i" "$nginx_url" "$GZIP"
+        done
         for ((run = 1; run <= RUNS; run++)); do
             run_wrk "api-$i" "$api_url" "$AUTH"
             run_wrk "nginx-$i" "$nginx_url"
         done
         args+=("${CASE_NAMES[$i]}" "api-$i" "nginx-$i")
+        gzip_args+=("${CASE_NAMES[$i]}" "api-gzip-$i" "nginx-gzip-$i")
     done
     stop_api
     python3 scripts/bench/wrk_report.py compare "$RESULTS" \
-        "GET $LISTING on $(fmt "$ORGS") orgs × $(fmt "$ENTRIES") entries, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, against nginx sending the same body (sendfile $NGINX_SENDFILE):" \
+        "GET $LISTING with \`$GZIP\` on $(fmt "$ORGS") orgs × $(fmt "$ENTRIES") entries, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, against nginx's gzip_static sending the same compressed bytes (sendfile $NGINX_SENDFILE):" \
+        "${gzip_args[@]}" | emit
+    python3 scripts/bench/wrk_report.py compare "$RESULTS" \
+        "The same without Accept-Encoding, against nginx sending the same plain body:" \
         "${args[@]}" | emit
+}
+
+# write_random_filters q|tag FILE: a wrk script asking, per request, for a page (1 to 3) of
+# a different query: two random words of the corpus, or a random tag and a random month of
+# 2026.
+write_random_filters() {
+    local kind=$1 file=$2
+    {
+        python3 - <<'PY'
+import sys
+sys.path.insert(0, "scripts/bench")
+import corpus
+print("local words = {" + ",".join('"%s"' % w for w in corpus.WORDS) + "}")
+print("local tags = {" + ",".join('"%s"' % t for t in corpus.TAGS) + "}")
+PY
+        echo "local kind = \"$kind\""
+        cat <<'LUA'
+request = function()
+  local query
+  if kind == "q" then
+    query = "q=" .. words[math.random(#words)] .. "+" .. words[math.random(#words)]
+  else
+    query = string.format("tag=%s&since=2026-%02d-01T00:00:00Z", tags[math.random(#tags)], math.random(12))
+  end
+  local path = string.format("/api/v1/changelogs?%s&page=%d", query, math.random(3))
+  return wrk.format("GET", path)
+end
+LUA
+    } >"$file"
+}
+
+filters() {
+    make_corpus 1 "$FILTER_ENTRIES"
+    local org
+    org=$(basename "$(find "$CORPUS/shiplog/content" -mindepth 1 -maxdepth 1 -type d | head -1)")
+    write_keys "$BENCH/keys-filters.yaml" "$org"
+    local auth
+    auth="Authorization: Bearer $(key_of "$org")"
+    start_api "$CORPUS/shiplog" "$BENCH/keys-filters.yaml"
+    local q_path="$LISTING?q=retry+faster" tag_path="$LISTING?tag=security&since=2026-06-01T00:00:00Z"
+    local path found
+    for path in "$q_path" "$tag_path"; do
+        found=$(curl -s -H "$auth" "http://$API_ADDR$path" | python3 -c 'import json, sys; print(json.load(sys.stdin)["total"])')
+        say "$path: $found of $(fmt "$FILTER_ENTRIES") entries"
+        ((found > 0)) || fail "$path selects nothing: not a fair benchmark"
+    done
+    write_random_filters q "$BENCH/random-q.lua"
+    write_random_filters tag "$BENCH/random-tag.lua"
+    warm_up "http://$API_ADDR$q_path" "$auth"
+    local run
+    say "filters on one org of $(fmt "$FILTER_ENTRIES") entries: $RUNS runs of ${DURATION} s each"
+    for ((run = 1; run <= RUNS; run++)); do
+        run_wrk filter-q "http://$API_ADDR$q_path" "$auth"
+        run_wrk filter-tag "http://$API_ADDR$tag_path" "$auth"
+        run_wrk filter-q-random "http://$API_ADDR/" "$auth" -- "$BENCH/random-q.lua"
+        run_wrk filter-tag-random "http://$API_ADDR/" "$auth" -- "$BENCH/random-tag.lua"
+    done
+    stop_api
+    python3 scripts/bench/wrk_report.py filters "$RESULTS" \
+        "Filters on one org of $(fmt "$FILTER_ENTRIES") entries, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s (medians of $RUNS runs):" \
+        "\`q=retry faster\`, the same query" filter-q \
+        "\`tag=security&since=2026-06-01T00:00:00Z\`, the same query" filter-tag \
+        "\`q\` of two random words, page 1-3" filter-q-random \
+        "random \`tag\` + \`since\` a random month, page 1-3" filter-tag-random | emit
+}
+
+# start_redis: a redis-server on a free loopback port, saving nothing; sets REDIS_URL.
+start_redis() {
+    local port=$((20000 + RANDOM % 30000))
+    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no >"$BENCH/logs/redis.log" 2>&1 &
+    PIDS+=("$!")
+    REDIS_URL="redis://127.0.0.1:$port"
+    local deadline=$((SECONDS + 15))
+    until [[ $(redis-cli -p "$port" ping 2>/dev/null) == PONG ]]; do
+        ((SECONDS < deadline)) || fail "redis-server did not answer on port $port"
+        sleep 0.05
+    done
+}
+
+redis() {
+    make_corpus "$ORGS" "$ENTRIES"
+    write_keys "$BENCH/keys-one.yaml" "$ORG"
+    start_redis
+    local url_path="$LISTING?${CASES[0]}" run
+    say "rate limits counted by the copy and through Redis: $RUNS runs each, alternately"
+    for ((run = 1; run <= RUNS; run++)); do
+        start_api "$CORPUS/shiplog" "$BENCH/keys-one.yaml"
+        ((run > 1)) || warm_up "http://$API_ADDR$url_path" "$AUTH"
+        run_wrk rate-local "http://$API_ADDR$url_path" "$AUTH"
+        stop_api
+        start_api "$CORPUS/shiplog" "$BENCH/keys-one.yaml" --redis "$REDIS_URL"
+        run_wrk rate-redis "http://$API_ADDR$url_path" "$AUTH"
+        ! grep -q '"counting":"local"' "$API_LOG" || fail "shiplog-api counted locally: $(cat "$API_LOG")"
+        stop_api
+    done
+    python3 scripts/bench/wrk_report.py redis "$RESULTS" \
+        "Shared rate limits, GET $LISTING?${CASES[0]} (medians of $RUNS runs each, one copy, $(redis-server --version | cut -d' ' -f1-3) on loopback):" \
+        rate-local rate-redis | emit
 }
 
 keys() {
@@ -387,7 +526,9 @@ memory() {
 request = function()
   local org = orgs[math.random(#orgs)]
   local path = string.format("/api/v1/changelogs?page=%d&limit=%d", math.random(6), math.random(100))
-  return wrk.format("GET", path, { ["Authorization"] = "Bearer shl_bench_" .. org })
+  local encodings = { "identity", "gzip", "br" }
+  return wrk.format("GET", path, { ["Authorization"] = "Bearer shl_bench_" .. org,
+    ["Accept-Encoding"] = encodings[math.random(3)] })
 end
 EOF
     } >"$BENCH/random-pages.lua"
@@ -421,7 +562,7 @@ EOF
         echo "| when | resident (VmRSS) | peak so far (VmHWM) | target: resident < 300 MB |"
         echo "|---|---:|---:|---|"
         echo "| loaded | $rss_loaded MiB | $hwm_loaded MiB | |"
-        echo "| after $((DURATION * 3)) s of random pages (1-6) and limits (1-100) of random orgs ($(fmt "$rps") req/s, $non2xx non-2xx, $socket_errors socket errors) | $rss_after MiB | $hwm_after MiB | $verdict |"
+        echo "| after $((DURATION * 3)) s of random pages (1-6) and limits (1-100) of random orgs, plain, gzip or br ($(fmt "$rps") req/s, $non2xx non-2xx, $socket_errors socket errors) | $rss_after MiB | $hwm_after MiB | $verdict |"
     } | emit
 }
 
@@ -475,4 +616,6 @@ if ((DO_COMPARE)); then compare; fi
 if ((DO_KEYS)); then keys; fi
 if ((DO_MEMORY)); then memory; fi
 if ((DO_RELOAD)); then reload; fi
+if ((DO_FILTERS)); then filters; fi
+if ((DO_REDIS)); then redis; fi
 say "tables saved to target/bench-api/results.md"

@@ -12,6 +12,11 @@
       nginx's, p99 at most 1.5x nginx's, no errors.
   wrk_report.py keys RESULTS_TSV TITLE ONE_LABEL THOUSAND_LABEL
       One key against 1,000 keys in the keys file.
+  wrk_report.py filters RESULTS_TSV TITLE (NAME LABEL)...
+      Filtered listings: whether each holds p99 <= 5 ms and >= 20,000 requests/s, 0 errors.
+  wrk_report.py redis RESULTS_TSV TITLE LOCAL_LABEL REDIS_LABEL
+      Shared rate limits against per-copy counting: requests/s at least 0.8x, p99 at most
+      2 ms more.
   wrk_report.py single RESULTS_TSV LABEL
       The median figures of LABEL as `req/s p50 p99 non2xx socket_errors`, for the shell.
 """
@@ -138,6 +143,37 @@ def keys(results: str, title: str, one_label: str, thousand_label: str) -> None:
           f"| {thousand[2] / one[2]:.2f}x | |")
 
 
+def filters(results: str, title: str, cases: list[tuple[str, str]]) -> None:
+    runs, busy = load(results)
+    print(title)
+    print()
+    print("| query | requests/s | p50 | p99 | non-2xx | target (≥ 20,000 req/s, p99 ≤ 5 ms) |")
+    print("|---|---:|---:|---:|---:|---|")
+    for name, label in cases:
+        m = median(require(runs, label))
+        holds = m[0] >= 20_000 and m[2] <= 5_000 and m[3] + m[4] == 0
+        flag = " (machine busy)" if busy.get(label) else ""
+        print(f"| {name} | {m[0]:,.0f} | {latency(m[1])} | {latency(m[2])} | {errors(m[3], m[4])} "
+              f"| {'holds' if holds else '**missed**'}{flag} |")
+
+
+def redis(results: str, title: str, local_label: str, redis_label: str) -> None:
+    runs, _ = load(results)
+    local = median(require(runs, local_label))
+    shared = median(require(runs, redis_label))
+    print(title)
+    print()
+    print("| rate limits counted | requests/s | p50 | p99 | non-2xx |")
+    print("|---|---:|---:|---:|---:|")
+    for name, m in (("by the copy (no --redis)", local), ("in Redis (--redis)", shared)):
+        print(f"| {name} | {m[0]:,.0f} | {latency(m[1])} | {latency(m[2])} | {errors(m[3], m[4])} |")
+    ratio = shared[0] / local[0]
+    added = (shared[2] - local[2]) / 1e3
+    holds = ratio >= 0.8 and added <= 2.0 and shared[3] + shared[4] == 0
+    print(f"| **Redis / copy** | **{ratio:.2f}x** | {shared[1] / local[1]:.2f}x | **{added:+.2f} ms** "
+          f"| {'holds' if holds else '**missed**'} (≥ 0.8x, ≤ +2 ms) |")
+
+
 def main() -> int:
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -155,6 +191,11 @@ def main() -> int:
         compare(args[0], args[1], [tuple(triples[i:i + 3]) for i in range(0, len(triples), 3)])
     elif command == "keys" and len(args) == 4:
         keys(*args)
+    elif command == "filters" and len(args) >= 4 and len(args) % 2 == 0:
+        pairs = args[2:]
+        filters(args[0], args[1], [tuple(pairs[i:i + 2]) for i in range(0, len(pairs), 2)])
+    elif command == "redis" and len(args) == 4:
+        redis(*args)
     elif command == "single" and len(args) == 2:
         runs, _ = load(args[0])
         m = median(require(runs, args[1]))
