@@ -145,7 +145,10 @@ fn health_and_routing_come_before_the_key() {
 
     let health = server.get("/healthz", None);
     assert_eq!(health.status, 200);
-    assert_eq!(health.json(), json!({"status": "ok"}));
+    assert_eq!(
+        health.json(),
+        json!({"status": "ok", "rate_limit": "local"})
+    );
     let head = server.request("HEAD", "/healthz", &[]);
     assert_eq!(head.status, 200);
     assert!(head.body.is_empty());
