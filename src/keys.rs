@@ -1,6 +1,6 @@
 //! The API keys file: its format (only SHA-256 digests of keys, so it can be committed),
-//! reading it into the set of keys the server accepts, and adding a new key to it for
-//! `shiplog keys new`.
+//! reading it into the set of keys the server accepts, and adding a key to it or taking one
+//! out for `shiplog keys new` and `shiplog keys revoke`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -62,6 +62,14 @@ pub struct ApiKey {
     pub rate_limit_per_minute: u32,
     /// The SHA-256 digest of the key: what the key is looked up and rate-limited by.
     pub(crate) digest: KeyDigest,
+}
+
+impl ApiKey {
+    /// The first 8 hex digits of the key's digest: enough to tell keys of one name apart,
+    /// too few to stand for the digest.
+    pub fn digest_start(&self) -> String {
+        hex(&self.digest[..4])
+    }
 }
 
 /// Every key of a keys file, checked.
@@ -253,19 +261,10 @@ pub fn new_key(keys_path: &Path, content_dir: &Path, org: &str, name: &str) -> R
     let key = random_key()?;
     let digest = hex(&Sha256::digest(key.as_bytes()));
 
-    // What each key of the file should say, to check a rewrite against.
-    let fields = |k: &ApiKey| {
-        (
-            k.name.clone(),
-            k.org.clone(),
-            hex(&k.digest),
-            k.rate_limit_per_minute,
-        )
-    };
     let wanted: Vec<KeyFields> = old
         .as_slice()
         .iter()
-        .map(fields)
+        .map(key_fields)
         .chain(std::iter::once((
             name.to_string(),
             org.to_string(),
@@ -277,7 +276,7 @@ pub fn new_key(keys_path: &Path, content_dir: &Path, org: &str, name: &str) -> R
         .into_iter()
         .find(|candidate| {
             Keys::parse(keys_path, candidate).is_ok_and(|keys| {
-                let got: Vec<_> = keys.as_slice().iter().map(fields).collect();
+                let got: Vec<_> = keys.as_slice().iter().map(key_fields).collect();
                 got == wanted
             })
         })
@@ -288,6 +287,132 @@ pub fn new_key(keys_path: &Path, content_dir: &Path, org: &str, name: &str) -> R
         keys_file: keys_path.to_path_buf(),
         created,
     })
+}
+
+/// Takes the key named `name` out of the keys file at `keys_path` (the one whose digest
+/// starts with `digest_start`, when several share the name), keeping the rest of the file as
+/// it was; the key taken out. A running server stops accepting it as soon as it sees the
+/// file change.
+pub fn revoke_key(keys_path: &Path, name: &str, digest_start: Option<&str>) -> Result<ApiKey> {
+    let _lock = lock_folder_of(keys_path)?;
+    let existing = match std::fs::read(keys_path) {
+        Ok(bytes) => text::decode_utf8(keys_path, &bytes)?.to_string(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::Usage(format!(
+                "keys file {} does not exist",
+                keys_path.display()
+            )))
+        }
+        Err(source) => {
+            return Err(Error::Read {
+                path: keys_path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let old = Keys::parse(keys_path, &existing)?;
+    let named: Vec<&ApiKey> = old
+        .as_slice()
+        .iter()
+        .filter(|key| key.name == name.trim())
+        .filter(|key| digest_start.is_none_or(|start| hex(&key.digest).starts_with(start)))
+        .collect();
+    let gone = match named.as_slice() {
+        [one] => (*one).clone(),
+        [] => {
+            let names: Vec<&str> = old.as_slice().iter().map(|k| k.name.as_str()).collect();
+            return Err(Error::Usage(format!(
+                "{} has no key named `{}`{}; its keys: {}",
+                keys_path.display(),
+                name.trim(),
+                digest_start.map_or(String::new(), |d| format!(" whose digest starts with {d}")),
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        }
+        several => {
+            let which: Vec<String> = several
+                .iter()
+                .map(|key| format!("--digest {}", key.digest_start()))
+                .collect();
+            return Err(Error::Usage(format!(
+                "{} keys are named `{}`: say which with {}",
+                several.len(),
+                name.trim(),
+                which.join(" or ")
+            )));
+        }
+    };
+    let wanted: Vec<KeyFields> = old
+        .as_slice()
+        .iter()
+        .filter(|key| key.digest != gone.digest)
+        .map(key_fields)
+        .collect();
+    let new_text = without_each_item(&existing)
+        .into_iter()
+        .find(|candidate| {
+            Keys::parse(keys_path, candidate).is_ok_and(|keys| {
+                keys.as_slice().iter().map(key_fields).collect::<Vec<_>>() == wanted
+            })
+        })
+        .unwrap_or_else(|| rewritten(&wanted));
+    atomic::replace_durably(keys_path, new_text.as_bytes())?;
+    Ok(gone)
+}
+
+/// What a key of the file says, to check a rewritten file against.
+fn key_fields(key: &ApiKey) -> KeyFields {
+    (
+        key.name.clone(),
+        key.org.clone(),
+        hex(&key.digest),
+        key.rate_limit_per_minute,
+    )
+}
+
+/// The keys file's text without each of the items of its `keys` list in turn (an item's
+/// lines run from its `- ` to the next item or the end of the list), comments and the
+/// other items as they were.
+fn without_each_item(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let Some(list) = lines.iter().position(|line| line.starts_with("keys:")) else {
+        return Vec::new();
+    };
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let is_item = |line: &str| line.trim_start().starts_with("- ") || line.trim() == "-";
+    let Some(first) = (list + 1..lines.len()).find(|&i| is_item(lines[i])) else {
+        return Vec::new();
+    };
+    let item_indent = indent(lines[first]);
+    // Where each item starts, and where the list ends (a line of the top level).
+    let mut starts = Vec::new();
+    let mut end = lines.len();
+    for (i, line) in lines.iter().enumerate().skip(first) {
+        let blank = line.trim().is_empty() || line.trim_start().starts_with('#');
+        if !blank && indent(line) < item_indent
+            || !blank && indent(line) == item_indent && !is_item(line)
+        {
+            end = i;
+            break;
+        }
+        if !blank && indent(line) == item_indent {
+            starts.push(i);
+        }
+    }
+    starts
+        .iter()
+        .enumerate()
+        .map(|(n, &start)| {
+            let stop = starts.get(n + 1).copied().unwrap_or(end);
+            let mut kept: String = lines[..start].concat();
+            kept.push_str(&lines[stop..].concat());
+            kept
+        })
+        .collect()
 }
 
 /// Checks the org and name given to `shiplog keys new`; the name trimmed.

@@ -2175,3 +2175,95 @@ fn a_keys_file_that_is_a_link_is_watched_where_it_leads() {
     server.poll(LISTING, Some(ACME), CHANGE_TIMEOUT, |r| r.status == 401);
     assert_eq!(server.get(LISTING, Some(GLOBEX)).status, 200);
 }
+
+#[test]
+fn keys_list_and_revoke_reach_a_running_server_within_a_second() {
+    let site = Site::new(Some("basic"));
+    // A comment and a second key of the same name, which `revoke` must tell apart.
+    let mut text = String::from("# our keys\n");
+    text.push_str(&keys_yaml(&[
+        TestKey {
+            name: "acme-ci",
+            org: "acme",
+            key: ACME,
+            rate: Some(30),
+        },
+        TestKey {
+            name: "dash",
+            org: "globex",
+            key: GLOBEX,
+            rate: None,
+        },
+        TestKey {
+            name: "dash",
+            org: "quiet",
+            key: QUIET,
+            rate: None,
+        },
+    ]));
+    std::fs::write(site.keys(), &text).unwrap();
+    let keys = site.keys();
+    let keys = keys.to_str().unwrap();
+
+    let listed = shiplog(site.path(), &["keys", "list", "--keys", keys]);
+    assert!(listed.status.success(), "{listed:?}");
+    let table = String::from_utf8(listed.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows[0], ["NAME", "ORG", "PER", "MINUTE", "SHA-256"]);
+    assert_eq!(rows[1][..3], ["acme-ci", "acme", "30"]);
+    assert_eq!(rows[2][..3], ["dash", "globex", "2000"]);
+    for key in [ACME, GLOBEX, QUIET] {
+        let full = digest(key);
+        assert!(!table.contains(&full), "a whole digest is listed:\n{table}");
+        assert!(table.contains(&format!("{}…", &full[..8])), "{table}");
+    }
+
+    let server = site.start();
+    assert_eq!(server.get(LISTING, Some(ACME)).status, 200);
+    // Two keys named `dash`: the name alone is refused, naming the digests to choose from.
+    let ambiguous = shiplog(site.path(), &["keys", "revoke", "dash", "--keys", keys]);
+    assert_eq!(ambiguous.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&ambiguous.stderr);
+    assert!(message.contains(&digest(QUIET)[..8]), "{message}");
+    let unknown = shiplog(site.path(), &["keys", "revoke", "nobody", "--keys", keys]);
+    assert_eq!(unknown.status.code(), Some(2));
+
+    let revoked = shiplog(site.path(), &["keys", "revoke", "acme-ci", "--keys", keys]);
+    assert!(revoked.status.success(), "{revoked:?}");
+    let started = Instant::now();
+    server.poll(LISTING, Some(ACME), Duration::from_secs(1), |r| {
+        r.status == 401
+    });
+    eprintln!(
+        "refused {} ms after the revoke",
+        started.elapsed().as_millis()
+    );
+    let quiet_digest = digest(QUIET);
+    let by_digest = shiplog(
+        site.path(),
+        &[
+            "keys",
+            "revoke",
+            "dash",
+            "--digest",
+            &quiet_digest[..8],
+            "--keys",
+            keys,
+        ],
+    );
+    assert!(by_digest.status.success(), "{by_digest:?}");
+    server.poll(LISTING, Some(QUIET), Duration::from_secs(1), |r| {
+        r.status == 401
+    });
+    assert_eq!(server.get(LISTING, Some(GLOBEX)).status, 200);
+    // The rest of the file is as it was: its comment, the other key.
+    let left = std::fs::read_to_string(site.keys()).unwrap();
+    assert!(left.starts_with("# our keys\n"), "{left}");
+    assert!(
+        left.contains(&digest(GLOBEX)) && !left.contains(&digest(ACME)),
+        "{left}"
+    );
+}
