@@ -7,6 +7,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use hyper::header::HeaderValue;
 
+use super::encoding::Encoded;
 use super::listing::{Listing, Query};
 
 /// The bytes of pages one generation keeps: enough for the pages in everyday use, bounded
@@ -40,6 +41,9 @@ pub(super) struct PageCache {
 struct Held {
     /// By organization slug, then page.
     pages: HashMap<String, HashMap<PageKey, Arc<Listing>>>,
+    /// The bodies of those pages, by their `ETag`: queries written differently that select
+    /// the same entries (`q=a b`, `q=B A`) share one body, compressed once.
+    bodies: HashMap<HeaderValue, Arc<Encoded>>,
     /// As counted by [`weight`].
     bytes: usize,
 }
@@ -72,22 +76,35 @@ impl PageCache {
         {
             return page.clone();
         }
-        let page = Arc::new(make());
-        let size = weight(org, &page);
+        let mut page = make();
+        let mut size = weight(org, &page);
         if size > self.budget {
-            return page;
+            return Arc::new(page);
         }
         let mut held = self.held.write().unwrap_or_else(PoisonError::into_inner);
         if held.bytes + size > self.budget {
             *held = Held::default();
         }
-        let Held { pages, bytes } = &mut *held;
+        let Held {
+            pages,
+            bodies,
+            bytes,
+        } = &mut *held;
+        match bodies.entry(page.body.etag().clone()) {
+            Entry::Occupied(same) => {
+                size -= page.body.weight();
+                page.body = same.get().clone();
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(page.body.clone());
+            }
+        }
         match pages.entry(org.to_string()).or_default().entry(key) {
             // Made meanwhile by another request: share that one.
             Entry::Occupied(cached) => cached.get().clone(),
             Entry::Vacant(slot) => {
                 *bytes += size;
-                slot.insert(page).clone()
+                slot.insert(Arc::new(page)).clone()
             }
         }
     }
@@ -164,6 +181,15 @@ mod tests {
             let other = cache.get_or_make(org, key, || page("two"));
             assert_eq!(other.body.identity(), "two");
         }
+    }
+
+    #[test]
+    fn pages_of_the_same_body_share_it() {
+        let cache = PageCache::new(PAGE_CACHE_BYTES);
+        let a = cache.get_or_make("acme", key(0, 1, 20), || page("same"));
+        let b = cache.get_or_make("acme", key(0, 1, 21), || page("same"));
+        assert!(Arc::ptr_eq(&a.body, &b.body));
+        assert_eq!(cache.bytes(), 2 * weight("acme", &a) - a.body.weight());
     }
 
     #[test]

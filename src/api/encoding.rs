@@ -79,7 +79,8 @@ impl Encoding {
 
 /// The encoding to answer with, by the request's `Accept-Encoding` values (RFC 9110 section
 /// 12.5.3): the one of `br` and `gzip` with the higher weight, `br` on a tie; neither
-/// (or weight 0) is [`Encoding::Identity`]. `*` stands for a coding not named.
+/// (or weight 0) is [`Encoding::Identity`]. `*` stands for a coding not named; a coding
+/// named twice counts at its first mention.
 pub fn negotiate<'a>(values: impl IntoIterator<Item = &'a str>) -> Encoding {
     let (mut brotli, mut gzip, mut any) = (None, None, None);
     for item in values.into_iter().flat_map(|value| value.split(',')) {
@@ -99,7 +100,8 @@ pub fn negotiate<'a>(values: impl IntoIterator<Item = &'a str>) -> Encoding {
         } else {
             continue;
         };
-        *slot = Some(weight);
+        // A coding named twice is read at its first mention, as a client lists its wishes.
+        slot.get_or_insert(weight);
     }
     let brotli = brotli.or(any).unwrap_or(0);
     let gzip = gzip.or(any).unwrap_or(0);
@@ -149,6 +151,11 @@ impl Encoded {
         &self.body
     }
 
+    /// The body's entity tag, as it is.
+    pub fn etag(&self) -> &HeaderValue {
+        &self.etag
+    }
+
     /// What holding it costs, roughly: the body and its tag, and as much again for the
     /// compressed forms it may come to hold (each far smaller than the body).
     pub fn weight(&self) -> usize {
@@ -195,6 +202,9 @@ mod tests {
         assert_eq!(pick("br;q=2, gzip;q=0.x"), Encoding::Identity);
         assert_eq!(pick("br;q=1.000"), Encoding::Brotli);
         assert_eq!(negotiate(["deflate", "x-gzip"]), Encoding::Gzip);
+        assert_eq!(pick("gzip, gzip;q=0"), Encoding::Gzip);
+        assert_eq!(pick("gzip;q=0, gzip"), Encoding::Identity);
+        assert_eq!(negotiate(["br;q=0", "br"]), Encoding::Identity);
     }
 
     #[test]

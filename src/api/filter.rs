@@ -70,14 +70,27 @@ pub fn check_tag(text: &str) -> Result<String, String> {
 /// Checks `since`: an RFC 3339 time with its offset (`2026-03-01T09:00:00Z`), or a day
 /// (`2026-03-01`, its first second in UTC).
 pub fn check_since(text: &str) -> Result<(String, DateTime<Utc>), String> {
+    // chrono reads a year of any digits and sign: a day must be written as RFC 3339 writes
+    // one, `YYYY-MM-DD`.
+    let is_day = text.len() == 10
+        && text.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
     let time = DateTime::parse_from_rfc3339(text)
         .map(|time| time.with_timezone(&Utc))
         .or_else(|_| {
             chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                .ok()
+                .filter(|_| is_day)
                 .map(|day| day.and_time(chrono::NaiveTime::MIN).and_utc())
+                .ok_or(())
         })
         .map_err(|_| {
-            "`since` must be an RFC 3339 time like `2026-03-01T09:00:00Z` or a day like `2026-03-01`"
+            "`since` must be an RFC 3339 time like `2026-03-01T09:00:00Z` (a `+` offset written `%2B`) or a day like `2026-03-01`"
                 .to_string()
         })?;
     Ok((text.to_string(), time))

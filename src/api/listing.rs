@@ -2,6 +2,7 @@
 //! envelope, the `Link` header and the `ETag`.
 
 use std::io::Write as _;
+use std::sync::Arc;
 
 use hyper::body::Bytes;
 use hyper::header::HeaderValue;
@@ -134,8 +135,9 @@ fn shorten(text: &str) -> String {
 /// One page of the listing (or one entry), ready to be written in any encoding.
 #[derive(Debug)]
 pub struct Listing {
-    /// The JSON body and its `ETag`, and their compressed forms.
-    pub body: Encoded,
+    /// The JSON body and its `ETag`, and their compressed forms (shared by the pages of the
+    /// same body).
+    pub body: Arc<Encoded>,
     /// The `Link` header (none when `base_url` holds a character a header cannot).
     pub link: Option<HeaderValue>,
 }
@@ -144,7 +146,7 @@ impl Listing {
     /// A listing of `body` (JSON), with `link`.
     pub fn new(body: Vec<u8>, link: Option<HeaderValue>) -> Self {
         Listing {
-            body: Encoded::new(etag(&body), Bytes::from(body)),
+            body: Arc::new(Encoded::new(etag(&body), Bytes::from(body))),
             link,
         }
     }
@@ -291,6 +293,11 @@ mod tests {
             ("since=yesterday", "since"),
             ("since=2026-13-01", "since"),
             ("since=2026-03-01T09:00:00", "since"),
+            ("since=26-03-01", "since"),
+            ("since=2026-3-1", "since"),
+            ("since=%2B2026-03-01", "since"),
+            ("since=-2026-03-01", "since"),
+            ("since=%202026-03-01", "since"),
             ("since=", "since"),
             ("q=", "q"),
             ("q=%20!%20", "q"),
