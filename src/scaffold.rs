@@ -118,10 +118,14 @@ pub fn new_entry(request: &NewEntry<'_>, now: DateTime<Utc>) -> Result<Created> 
         tags: &request.tags,
         draft: request.draft,
     });
-    let text = format!("---\n{front_matter}---\nDescribe the change: what is new, who it is for, and how to use it.\n");
+    let text = format!("---\n{front_matter}---\n{PLACEHOLDER}\n");
     write_new(&path, &text)?;
     Ok(Created { path, org_settings })
 }
+
+/// The line a new entry's text starts as: `check` warns while an entry still holds it, so
+/// that it is never published.
+pub const PLACEHOLDER: &str = "Describe the change: what is new, who it is for, and how to use it.";
 
 /// Creates `path` (and its folders) with `text`; fails if it exists.
 fn write_new(path: &Path, text: &str) -> Result<()> {

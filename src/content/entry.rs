@@ -196,6 +196,19 @@ pub fn parse(
         markdown::render(split.body, &bases, &fields.id)
             .map_err(|refused| vec![refused_problem(path, text, body_start, &refused)])?
     };
+    if let Some(at) = split
+        .body
+        .find(crate::scaffold::PLACEHOLDER)
+        .filter(|_| !fields.draft)
+    {
+        let (line, column) = text::position(text, body_start + at);
+        warnings.push(Problem::new(
+            path,
+            line,
+            column,
+            "the entry still holds the placeholder `shiplog new` wrote; replace it with what changed",
+        ));
+    }
     let local_links = locate_links(path, text, body_start, rendered.local_links);
     if website.is_none() {
         warnings.extend(

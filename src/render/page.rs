@@ -303,6 +303,27 @@ struct EntryPage<'a> {
     feeds_href: &'static str,
     /// Whether the page shows highlighted code (and needs the colours of its tokens).
     highlighted: bool,
+    /// The entry published just after this one, if any.
+    newer: Option<Neighbor<'a>>,
+    /// The entry published just before this one, if any.
+    older: Option<Neighbor<'a>>,
+}
+
+/// An entry next to the one a page shows: its title and a link to its page.
+#[derive(Serialize)]
+struct Neighbor<'a> {
+    title: &'a str,
+    href: String,
+}
+
+impl<'a> Neighbor<'a> {
+    /// `entry`, seen from the page of another entry.
+    fn of(entry: &'a Entry) -> Self {
+        Neighbor {
+            title: &entry.title,
+            href: format!("../{}/", entry.id),
+        }
+    }
 }
 
 impl Theme {
@@ -544,11 +565,12 @@ impl<'a> OrgPages<'a> {
         Ok(pages)
     }
 
-    /// One page per entry: `(<id>/index.html, bytes)`.
+    /// One page per entry: `(<id>/index.html, bytes)`; `published` newest first.
     pub fn entries(&self, published: &[Entry]) -> Result<Vec<(String, Vec<u8>)>> {
         published
             .iter()
-            .map(|entry| {
+            .enumerate()
+            .map(|(at, entry)| {
                 let page = EntryPage {
                     org: &self.org,
                     feed: self.feed.into(),
@@ -572,6 +594,11 @@ impl<'a> OrgPages<'a> {
                     changelog_href: "../",
                     feeds_href: "../",
                     highlighted: self.shown[entry.id.as_str()].highlighted,
+                    newer: at
+                        .checked_sub(1)
+                        .and_then(|newer| published.get(newer))
+                        .map(Neighbor::of),
+                    older: published.get(at + 1).map(Neighbor::of),
                 };
                 let bytes = self
                     .theme

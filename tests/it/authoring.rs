@@ -181,6 +181,50 @@ fn new_creates_the_entry_and_the_org_and_never_overwrites() {
 }
 
 #[test]
+fn check_warns_while_an_entry_holds_the_placeholder_new_wrote() {
+    let work = tempfile::tempdir().unwrap();
+    let made = shiplog(
+        work.path(),
+        &[
+            "new",
+            "acme",
+            "Faster exports",
+            "--tags",
+            "feature",
+            "--date",
+            "2026-11-02",
+        ],
+    );
+    assert!(made.status.success(), "{}", stderr(&made));
+    let check = shiplog(work.path(), &["check"]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    let said = stderr(&check);
+    assert!(
+        said.contains(
+            "content/acme/faster-exports.md:7:1: warning: the entry still holds the placeholder"
+        ),
+        "{said}"
+    );
+    let strict = shiplog(work.path(), &["check", "--strict"]);
+    assert!(!strict.status.success(), "{}", stderr(&strict));
+    // Written over, the warning is gone; a draft may keep it.
+    let path = work.path().join("content/acme/faster-exports.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let head = &text[..text.rfind("---\n").unwrap() + 4];
+    std::fs::write(&path, format!("{head}Exports finish in seconds.\n")).unwrap();
+    assert!(shiplog(work.path(), &["check", "--strict"])
+        .status
+        .success());
+    let draft = shiplog(
+        work.path(),
+        &["new", "acme", "Later", "--tags", "x", "--draft"],
+    );
+    assert!(draft.status.success());
+    let strict = shiplog(work.path(), &["check", "--strict"]);
+    assert!(strict.status.success(), "{}", stderr(&strict));
+}
+
+#[test]
 fn the_cli_has_version_help_completions_and_a_man_page() {
     let here = fixture("states");
     let version = shiplog(&here, &["--version"]);

@@ -145,6 +145,40 @@ fn tag_pages_link_relatively_and_paginate() {
 }
 
 #[test]
+fn an_entry_page_links_the_entries_published_next_to_it() {
+    let build = Build::fixture("tags");
+    let neighbors = |id: &str| {
+        let page = build.read(&format!("acme/changelog/{id}/index.html"));
+        let html = scraper::Html::parse_document(&page);
+        let link = |rel: &str| {
+            let selector = scraper::Selector::parse(&format!(".neighbors a[rel={rel}]")).unwrap();
+            html.select(&selector).next().map(|a| {
+                let text: String = a.text().collect();
+                (a.value().attr("href").unwrap().to_string(), text)
+            })
+        };
+        (link("prev"), link("next"))
+    };
+    // Newest first: alpha, bravo, charlie, delta; the draft and the scheduled entry are not
+    // neighbours of anything.
+    let (newer, older) = neighbors("alpha");
+    assert_eq!(newer, None);
+    assert_eq!(
+        older,
+        Some(("../bravo/".to_string(), "Older →Bravo".to_string()))
+    );
+    let (newer, older) = neighbors("bravo");
+    assert_eq!(
+        newer,
+        Some(("../alpha/".to_string(), "← NewerAlpha".to_string()))
+    );
+    assert_eq!(older.unwrap().0, "../charlie/");
+    let (newer, older) = neighbors("delta");
+    assert_eq!(newer.unwrap().0, "../charlie/");
+    assert_eq!(older, None);
+}
+
+#[test]
 fn tag_chips_link_to_the_tag_pages() {
     let build = Build::fixture("tags");
     let changelog = build.read("acme/changelog/index.html");
