@@ -237,12 +237,57 @@ fn located(path: &Path, text: &str, first_line: usize, error: &serde_yaml::Error
         }) {
             (line, column) = (first_line + index + 1, 1);
         }
+    } else if let Some(opened) = message
+        .split_once("while scanning a quoted scalar at line ")
+        .map(|(_, at)| at)
+    {
+        // Point at the quote that is never closed, not at the end of the front matter.
+        let mut numbers = opened
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|n| n.parse::<usize>().ok());
+        if let (Some(at_line), Some(at_column)) = (numbers.next(), numbers.next()) {
+            (line, column) = (at_line, at_column);
+            message = "a quoted value is never closed".to_string();
+        }
     } else if message == "repetition limit exceeded" {
         message.push_str(": its aliases (`*name`) expand to too many values");
     } else if message == "recursion limit exceeded" {
         message.push_str(": its values are nested too deeply");
     }
+    let line_text = text
+        .lines()
+        .nth(line.saturating_sub(first_line))
+        .unwrap_or_default();
+    if let Some(hint) = hint(&message, line_text) {
+        message.push_str("; ");
+        message.push_str(&hint);
+    }
     Problem::new(path, line, column, format!("invalid YAML: {message}"))
+}
+
+/// What to do about the YAML mistakes people make every day, from the parser's message and
+/// the line it points at: a tab in the indentation, a value holding `: ` left unquoted, a
+/// quote never closed.
+fn hint(message: &str, line: &str) -> Option<String> {
+    let indentation = &line[..line.len() - line.trim_start().len()];
+    if indentation.contains('\t') {
+        return Some("YAML indents with spaces, not tabs: replace the tab at the start of this line with spaces".to_string());
+    }
+    if message.starts_with("mapping values are not allowed") {
+        let (key, value) = line.split_once(": ")?;
+        let value = value.trim();
+        if written_key(line).is_some() && !value.starts_with(['"', '\'']) {
+            return Some(format!(
+                "a value holding `: ` must be quoted: `{}: {}`",
+                key.trim_end(),
+                serde_json::to_string(value).ok()?
+            ));
+        }
+    }
+    if message == "a quoted value is never closed" {
+        return Some("end it with the quote it starts with".to_string());
+    }
+    None
 }
 
 /// Rewrites the positions serde_yaml writes into its messages, which count from the start
@@ -606,9 +651,21 @@ impl<'a> Mapping<'a> {
             _ => None,
         };
         if list.is_none() {
+            // `tags: a, b` reads as one string: show the list it was meant to be.
+            let example = match &field.value {
+                Value::String(text) if text.contains(',') => {
+                    let items: Vec<&str> = text
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|item| !item.is_empty())
+                        .collect();
+                    format!("write `{key}: [{}]`", items.join(", "))
+                }
+                _ => format!("like `{key}: [one, two]`"),
+            };
             problems.push(self.problem(
                 field,
-                format!("`{key}` must be a list of strings, like `{key}: [one, two]`"),
+                format!("`{key}` must be a list of strings, {example}"),
             ));
         }
         list
