@@ -10,11 +10,13 @@
 # * every response was 2xx, with no socket error (connect, read, write, timeout);
 # * the content was really reloaded all along (at least SOAK_SECONDS / 6 reloads), no reload
 #   failed, the last one succeeded, and nothing was logged at level error;
-# * resident memory is stable: VmRSS is sampled once a second; after a 10 s warm-up the
-#   samples are cut into two halves, and the highest of the second half must be within 10%
-#   of the highest of the first (the server hands memory back after each reload, so the
+# * resident memory does not grow: VmRSS is sampled once a second; after a 10 s warm-up the
+#   samples are cut into two halves, and the highest of the second half must be at most 10%
+#   above the highest of the first (the server hands memory back after each reload, so the
 #   samples swing by half; a leak raises the peaks, and a peak over half the run is steady
-#   where one over 10 s is not). All samples are printed.
+#   where one over 10 s is not). A lower peak in the second half is memory handed back, not
+#   a leak: one reload's passing spike in the first half made it 12% lower once. All samples
+#   are printed.
 #
 # Usage: bash scripts/soak.sh   (SOAK_SECONDS=60 by default; installs wrk with apt-get when
 # missing).
@@ -172,8 +174,8 @@ else:
     change = (end - baseline) / baseline
     print(f"VmRSS highest of {first[0][0]}-{first[-1][0]} s {baseline / 1024:.1f} MiB, "
           f"of {second[0][0]}-{second[-1][0]} s {end / 1024:.1f} MiB: {change:+.1%}")
-    if abs(change) > 0.10:
-        problems.append(f"resident memory changed by {change:+.1%} (limit 10%)")
+    if change > 0.10:
+        problems.append(f"resident memory grew by {change:+.1%} (limit +10%)")
 print(f"requests {counts.get('requests')}, non-2xx {counts.get('non2xx')}, p99 {counts.get('p99_ms')} ms, "
       f"content reloads {reloads}, failed reloads {failed}")
 if problems:
