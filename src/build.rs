@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use crate::config::{SiteConfig, THEMES_FOLDER};
 use crate::content::{self, Index, OrgFolder, Scan};
-use crate::error::{Error, Problem, Result};
+use crate::error::{Error, Problem, Problems, Result};
 use crate::output::cache::{self, Manifest, OrgKey, OrgRecord};
 use crate::output::{self, Changes, Known, OutputTree};
 use crate::render::{self, Themes};
@@ -74,7 +74,7 @@ impl Sources {
             }
             Err(other) => return Err(other),
         };
-        failures.check(None)?;
+        failures.check(None, &[])?;
         Ok((site, index.expect("an index when there is no problem")))
     }
 }
@@ -227,7 +227,7 @@ impl Build<'_> {
         // The reading threads' memory goes back to the allocator before the orgs are rendered.
         drop(readers);
         let built = self.render_orgs(&scan, &themes, &reuse, tree.as_ref(), &failures, progress);
-        failures.check(themes.err())?;
+        failures.check(themes.err(), &built.warnings)?;
         let mut report = self.report(&scan, &reuse, built.orgs, built.warnings);
         let Some(tree) = tree else {
             return Ok(report);
@@ -321,11 +321,14 @@ impl Build<'_> {
             .for_each(|folder| {
                 let loaded = match content::load_org(folder) {
                     Ok(loaded) => loaded,
-                    Err(found) => return failures.problems(found),
+                    Err(found) => {
+                        failures.warnings(found.warnings);
+                        return failures.problems(found.problems);
+                    }
                 };
                 let (Ok(themes), false) = (themes, failures.any()) else {
                     // Only checked: the build has failed already.
-                    return;
+                    return failures.warnings(loaded.warnings);
                 };
                 let org = &loaded.org;
                 let files = render::render_org(org, themes.get(&org.settings.theme), self.now)
@@ -464,6 +467,8 @@ impl Readers {
 struct Failures {
     /// Problems in the settings and the content: all of them are reported.
     problems: Mutex<Vec<Problem>>,
+    /// Warnings of the orgs that were not rendered, reported with the problems.
+    warnings: Mutex<Vec<Problem>>,
     /// The first other error (a theme's, a file that cannot be written), reported when
     /// the content has no problem.
     error: Mutex<Option<Error>>,
@@ -474,12 +479,17 @@ impl Failures {
     fn new(config_problems: Vec<Problem>) -> Self {
         Failures {
             problems: Mutex::new(config_problems),
+            warnings: Mutex::new(Vec::new()),
             error: Mutex::new(None),
         }
     }
 
     fn problems(&self, found: Vec<Problem>) {
         lock(&self.problems).extend(found);
+    }
+
+    fn warnings(&self, found: Vec<Problem>) {
+        lock(&self.warnings).extend(found);
     }
 
     fn error(&self, error: Error) {
@@ -496,11 +506,16 @@ impl Failures {
         !lock(&self.problems).is_empty() || lock(&self.error).is_some()
     }
 
-    /// The build's error, if any: the content's problems first, else `theme_error`, else
-    /// the first error met while building.
-    fn check(self, theme_error: Option<Error>) -> Result<()> {
+    /// The build's error, if any: the content's problems first (with every warning found,
+    /// `rendered`'s among them), else `theme_error`, else the first error met while
+    /// building.
+    fn check(self, theme_error: Option<Error>, rendered: &[Problem]) -> Result<()> {
         let problems = self.problems.into_inner().expect("no builder panicked");
-        Error::check(problems)?;
+        if !problems.is_empty() {
+            let mut warnings = self.warnings.into_inner().expect("no builder panicked");
+            warnings.extend_from_slice(rendered);
+            return Err(Error::Invalid(Problems::with_warnings(problems, warnings)));
+        }
         match theme_error.or(self.error.into_inner().expect("no builder panicked")) {
             Some(error) => Err(error),
             None => Ok(()),

@@ -51,21 +51,34 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Every problem found in one pass over the input, sorted by file and position.
+/// Every problem found in one pass over the input, sorted by file and position, and the
+/// warnings found beside them (which `check` shows with them).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problems(Vec<Problem>);
+pub struct Problems(Vec<Problem>, Vec<Problem>);
 
 impl Problems {
     /// Sorts and de-duplicates the problems so that reports are stable from run to run.
-    pub fn new(mut problems: Vec<Problem>) -> Self {
+    pub fn new(problems: Vec<Problem>) -> Self {
+        Problems::with_warnings(problems, Vec::new())
+    }
+
+    /// [`Problems::new`], with the warnings found beside the problems.
+    pub fn with_warnings(mut problems: Vec<Problem>, mut warnings: Vec<Problem>) -> Self {
         problems.sort();
         problems.dedup();
-        Problems(problems)
+        warnings.sort();
+        warnings.dedup();
+        Problems(problems, warnings)
     }
 
     /// The problems, in file and position order.
     pub fn as_slice(&self) -> &[Problem] {
         &self.0
+    }
+
+    /// The warnings found beside the problems, in file and position order.
+    pub fn warnings(&self) -> &[Problem] {
+        &self.1
     }
 
     /// The problems, to add more to.

@@ -1,5 +1,5 @@
-//! `shiplog check`: everything `generate` checks, with nothing written; warnings and errors
-//! as lines on standard error or as GitHub Actions annotations.
+//! `shiplog check`: everything `generate` checks, with nothing written; errors and warnings
+//! together, as lines on standard error or as GitHub Actions annotations.
 
 use std::process::ExitCode;
 
@@ -8,7 +8,7 @@ use shiplog::build::SourceArgs;
 use shiplog::text::printable;
 use shiplog::{Build, Error, Mode, Problem, Sources};
 
-use super::report;
+use super::{error_label, report};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -71,10 +71,26 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
                 Ok(ExitCode::SUCCESS)
             }
         }
-        Err(Error::Invalid(problems)) if args.format == Format::Github => {
-            for problem in problems.as_slice() {
-                args.format.say("error", problem);
+        Err(Error::Invalid(found)) => {
+            // Errors and warnings together, in file and position order: fixing the errors
+            // first should not hide what else there is to fix.
+            let mut all: Vec<(&str, &Problem)> = found
+                .as_slice()
+                .iter()
+                .map(|problem| ("error", problem))
+                .chain(found.warnings().iter().map(|warning| ("warning", warning)))
+                .collect();
+            all.sort_by(|a, b| a.1.cmp(b.1));
+            for (severity, problem) in all {
+                args.format.say(severity, problem);
             }
+            let (errors, warnings) = (found.as_slice().len(), found.warnings().len());
+            eprintln!(
+                "{} {errors} problem{} and {warnings} warning{} found; the content does not build",
+                error_label(),
+                if errors == 1 { "" } else { "s" },
+                if warnings == 1 { "" } else { "s" },
+            );
             Ok(ExitCode::from(1))
         }
         Err(error) => Ok(report(&error)),

@@ -22,7 +22,7 @@ pub use images::Size;
 pub use org::{Logo, OrgSettings};
 
 use crate::config::SiteConfig;
-use crate::error::{Error, Problem, Result};
+use crate::error::{Error, Problem, Problems, Result};
 use crate::{media, slug, text};
 
 /// Every organization of a content folder, in slug order.
@@ -300,7 +300,7 @@ impl Scan {
     /// Parses the entries of the orgs `selected` says yes to (in parallel) and indexes
     /// those orgs. All problems of the scan and of those orgs are returned together.
     pub fn load(self, selected: impl Fn(&OrgFolder) -> bool + Sync) -> Result<Index> {
-        let loaded: Vec<Result<Loaded, Vec<Problem>>> = self
+        let loaded: Vec<Result<Loaded, Refused>> = self
             .folders
             .par_iter()
             .filter(|folder| selected(folder))
@@ -315,10 +315,15 @@ impl Scan {
                     orgs.push(loaded.org);
                     warnings.extend(loaded.warnings);
                 }
-                Err(found) => problems.extend(found),
+                Err(found) => {
+                    problems.extend(found.problems);
+                    warnings.extend(found.warnings);
+                }
             }
         }
-        Error::check(problems)?;
+        if !problems.is_empty() {
+            return Err(Error::Invalid(Problems::with_warnings(problems, warnings)));
+        }
         warnings.sort();
         Ok(Index { orgs, warnings })
     }
@@ -340,9 +345,19 @@ pub struct Loaded {
     pub warnings: Vec<Problem>,
 }
 
+/// What an org folder that does not load holds: every problem, and the warnings found
+/// beside them.
+#[derive(Debug)]
+pub struct Refused {
+    /// What stops the build.
+    pub problems: Vec<Problem>,
+    /// What does not, found all the same.
+    pub warnings: Vec<Problem>,
+}
+
 /// Parses the entries of one org folder of a [`Scan`] (in parallel) and checks the org as a
 /// whole; all its problems are returned together.
-pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
+pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Refused> {
     let parsed: Vec<Result<entry::Parsed, Vec<Problem>>> = folder
         .entry_files
         .par_iter()
@@ -414,7 +429,7 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Vec<Problem>> {
     if problems.is_empty() {
         Ok(Loaded { org, warnings })
     } else {
-        Err(problems)
+        Err(Refused { problems, warnings })
     }
 }
 

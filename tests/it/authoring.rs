@@ -70,6 +70,51 @@ fn check_reports_warnings_with_positions_and_strict_fails_on_them() {
 }
 
 #[test]
+fn check_shows_errors_and_warnings_together_and_counts_both() {
+    let work = tempfile::tempdir().unwrap();
+    let acme = work.path().join("content/acme");
+    std::fs::create_dir_all(&acme).unwrap();
+    // One broken entry, one with a warning, in two orgs' worth of files.
+    std::fs::write(
+        acme.join("bad.md"),
+        "---\ntitle: Bad\ndate: 2026-02-30\ntags: [x]\n---\nText.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        acme.join("untagged.md"),
+        "---\ntitle: Untagged\ndate: 2026-02-01\n---\nText.\n",
+    )
+    .unwrap();
+    let globex = work.path().join("content/globex");
+    std::fs::create_dir_all(&globex).unwrap();
+    std::fs::write(
+        globex.join("fine.md"),
+        "---\ntitle: Fine but untagged\ndate: 2026-02-01\n---\nText.\n",
+    )
+    .unwrap();
+    let output = shiplog(work.path(), &["check"]);
+    assert_eq!(output.status.code(), Some(1));
+    let expected = [
+        "content/acme/bad.md:3:7: `2026-02-30` is not a valid date: use an RFC 3339 date-time like `2026-11-01T09:00:00+02:00`, or `2026-11-01`",
+        "content/acme/untagged.md:2:1: warning: the entry has no tags; tags let readers follow only what matters to them",
+        "content/globex/fine.md:2:1: warning: the entry has no tags; tags let readers follow only what matters to them",
+        "error: 1 problem and 2 warnings found; the content does not build",
+    ];
+    assert_eq!(stderr(&output).lines().collect::<Vec<_>>(), expected);
+    let github = shiplog(work.path(), &["check", "--format", "github"]);
+    let annotations = stdout(&github);
+    assert!(
+        annotations.contains("::error file=content/acme/bad.md,line=3,col=7::"),
+        "{annotations}"
+    );
+    assert_eq!(
+        annotations.matches("::warning file=").count(),
+        2,
+        "{annotations}"
+    );
+}
+
+#[test]
 fn check_speaks_github_annotations() {
     let output = shiplog(&fixture("authoring"), &["check", "--format", "github"]);
     let first = stdout(&output)
@@ -87,8 +132,12 @@ fn check_speaks_github_annotations() {
     assert!(annotations.contains(
         "::error file=content/acme/bad-date.md,line=3,col=7::`2026-02-30` is not a valid date"
     ));
+    // Every problem is an error annotation; the warnings found beside them come too.
     assert_eq!(
-        annotations.lines().count(),
+        annotations
+            .lines()
+            .filter(|l| l.starts_with("::error "))
+            .count(),
         std::fs::read_to_string(fixture("invalid/expected.txt"))
             .unwrap()
             .lines()
