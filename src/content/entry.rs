@@ -258,6 +258,8 @@ pub fn parse(
 pub struct LocalLink {
     /// Where it points.
     pub url: Url,
+    /// Where it points, as the author wrote it.
+    pub written: String,
     /// An image rather than a link.
     pub image: bool,
     /// Written from the root of a host (`/docs`).
@@ -281,6 +283,7 @@ fn locate_links(
             let (line, column) = positions.of(body_start + link.offset);
             LocalLink {
                 url: link.url,
+                written: link.written,
                 image: link.image,
                 root_relative: link.root_relative,
                 at: Problem::new(path, line, column, ""),

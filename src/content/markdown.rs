@@ -26,6 +26,8 @@ pub struct Rendered {
 pub struct LocalLink {
     /// Where it points, resolved.
     pub url: Url,
+    /// Where it points, as the author wrote it (`shot.png`).
+    pub written: String,
     /// The byte offset in the Markdown where it starts.
     pub offset: usize,
     /// An image (`![a](shot.png)`) rather than a link.
@@ -359,6 +361,7 @@ fn write(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Written, Refus
             {
                 local_links.push(LocalLink {
                     url,
+                    written: dest_url.to_string(),
                     offset: range.start,
                     image: matches!(event, Event::Start(Tag::Image { .. })),
                     root_relative: is_root_relative(dest_url),

@@ -409,7 +409,7 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Refused> {
                     parsed
                         .local_links
                         .into_iter()
-                        .map(|link| (link.url, link.at)),
+                        .map(|link| (link.url, link.written, link.at)),
                 );
             }
             Err(found) => problems.extend(found),
@@ -607,11 +607,11 @@ fn report_broken_links(
     org: &Org,
     files: &HashMap<String, Option<&Path>>,
     drafts: &[Entry],
-    links: Vec<(Url, Problem)>,
+    links: Vec<(Url, String, Problem)>,
     warnings: &mut Vec<Problem>,
 ) {
     let changelog = format!("{}/changelog/", org.url);
-    for (url, at) in links {
+    for (url, written, at) in links {
         let Some(path) = changelog_path(url.as_str(), &changelog) else {
             continue;
         };
@@ -623,10 +623,12 @@ fn report_broken_links(
         if generated || files.contains_key(path) || files.contains_key(&format!("{path}/")) {
             continue;
         }
+        // What the author wrote first: that is what they will look for in the file.
+        let written = crate::text::printable(&written);
         let message = if drafts.iter().any(|d| path.trim_end_matches('/') == d.id) {
-            format!("`{url}` links to a draft, which is not published")
+            format!("`{written}` links to a draft (`{url}`), which is not published")
         } else {
-            format!("`{url}` is not published: no file or entry of the org folder is there")
+            format!("`{written}` leads to `{url}`, which is not published: no file or entry of the org folder is there")
         };
         warnings.push(Problem { message, ..at });
     }

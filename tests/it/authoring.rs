@@ -60,8 +60,8 @@ fn check_reports_warnings_with_positions_and_strict_fails_on_them() {
         "content/acme/linked.md:2:1: warning: the entry has no tags; tags let readers follow only what matters to them",
         "content/acme/linked.md:2:8: warning: the title is longer than 100 characters; put the details in the text",
         "content/acme/linked.md:5:70: warning: a root-relative link resolves to `http://acme.localhost:8080/docs/x`, on the changelog's own host; set `website` in _org.yaml to the org's main site (like `website: https://www.example.com`)",
-        "content/acme/linked.md:8:9: warning: `http://acme.localhost:8080/changelog/linked/missing.png` is not published: no file or entry of the org folder is there",
-        "content/acme/linked.md:8:37: warning: `http://acme.localhost:8080/changelog/secret/` links to a draft, which is not published",
+        "content/acme/linked.md:8:9: warning: `missing.png` leads to `http://acme.localhost:8080/changelog/linked/missing.png`, which is not published: no file or entry of the org folder is there",
+        "content/acme/linked.md:8:37: warning: `../secret/` links to a draft (`http://acme.localhost:8080/changelog/secret/`), which is not published",
         "checked 1 organizations and 2 entries: no problems, 5 warnings",
     ];
     assert_eq!(stderr(&output).lines().collect::<Vec<_>>(), expected);
