@@ -19,7 +19,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { startServer } from "./server.mjs";
-import { axeViolations, harness, htmlFiles, launchChromium, orgFolders, vnuErrors } from "./support.mjs";
+import { axeViolations, harness, htmlFiles, launchChromium, orgFolders, overlaps, vnuErrors } from "./support.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, "../..");
@@ -30,38 +30,6 @@ const SCHEMES = ["light", "dark"];
 const RIGHT_TO_LEFT = new Set(["ar"]);
 
 const { check, attempt, finish } = harness();
-
-/**
- * Pairs of visible text boxes that overlap (by more than a pixel each way), where neither
- * holds the other: each element with text of its own, measured by its text's boxes.
- */
-function overlaps(page) {
-  return page.evaluate(() => {
-    const boxes = [];
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!node.textContent.trim()) continue;
-      const range = document.createRange();
-      range.selectNodeContents(node);
-      for (const rect of range.getClientRects()) {
-        if (rect.width > 1 && rect.height > 1) boxes.push({ node, rect });
-      }
-    }
-    const found = [];
-    for (let i = 0; i < boxes.length; i++) {
-      for (let j = i + 1; j < boxes.length; j++) {
-        const a = boxes[i].rect;
-        const b = boxes[j].rect;
-        const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
-        const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-        if (x > 1 && y > 1 && boxes[i].node !== boxes[j].node) {
-          found.push(`"${boxes[i].node.textContent.trim().slice(0, 30)}" / "${boxes[j].node.textContent.trim().slice(0, 30)}"`);
-        }
-      }
-    }
-    return found.slice(0, 5);
-  });
-}
 
 async function layoutChecks(browser, language, origin) {
   const pages = [

@@ -5,6 +5,7 @@
 # folder with xss/generate.mjs, builds it and runs xss/check.mjs on it. Installs Chromium
 # (apt) and the npm packages when missing; never downloads a browser of its own. Last,
 # languages.mjs checks the pages of each built-in language (tests/fixtures/languages),
+# layout.mjs that long tags and titles overlap nothing (tests/fixtures/long-tags),
 # search.mjs the search box on them and on an org of 1,000 entries;
 # assets.mjs shows that no published file (an SVG with script) can run script.
 # Screenshots go to target/screenshots/.
@@ -21,6 +22,7 @@ PUBLIC=target/browser-public
 XSS_CONTENT=target/xss-content
 XSS_PUBLIC=target/xss-public
 LANGUAGES_PUBLIC=target/languages-public
+LONG_TAGS_PUBLIC=target/long-tags-public
 SEARCH_CORPUS=target/search-corpus
 SEARCH_PUBLIC=target/search-public
 CONFIG=tests/browser/shiplog.yaml
@@ -68,6 +70,11 @@ node tests/browser/widget.mjs target/release/shiplog content "$XSS_CONTENT" || s
 cargo run --quiet --release -- generate --content tests/fixtures/languages/content --config "$CONFIG" \
     --output "$LANGUAGES_PUBLIC" --now "$NOW"
 node tests/browser/languages.mjs "$LANGUAGES_PUBLIC" "$CONFIG" || status=1
+
+# Long tags, many tags and long titles never overlap an entry's other pieces, 320-1920 px.
+cargo run --quiet --release -- generate --content tests/fixtures/long-tags/content --config "$CONFIG" \
+    --output "$LONG_TAGS_PUBLIC" --now "$NOW"
+node tests/browser/layout.mjs "$LONG_TAGS_PUBLIC" "$CONFIG" || status=1
 
 # The search: keyboard, axe, and its budgets on an org of 1,000 entries whose feed holds
 # them all.
