@@ -79,8 +79,8 @@ impl Encoding {
 
 /// The encoding to answer with, by the request's `Accept-Encoding` values (RFC 9110 section
 /// 12.5.3): the one of `br` and `gzip` with the higher weight, `br` on a tie; neither
-/// (or weight 0) is [`Encoding::Identity`]. `*` stands for a coding not named; a coding
-/// named twice counts at its first mention.
+/// (or weight 0) is [`Encoding::Identity`]. `*` allows gzip when gzip is not named (never
+/// brotli, which a client must name); a coding named twice counts at its first mention.
 pub fn negotiate<'a>(values: impl IntoIterator<Item = &'a str>) -> Encoding {
     let (mut brotli, mut gzip, mut any) = (None, None, None);
     for item in values.into_iter().flat_map(|value| value.split(',')) {
@@ -103,7 +103,9 @@ pub fn negotiate<'a>(values: impl IntoIterator<Item = &'a str>) -> Encoding {
         // A coding named twice is read at its first mention, as a client lists its wishes.
         slot.get_or_insert(weight);
     }
-    let brotli = brotli.or(any).unwrap_or(0);
+    // `*` stands for gzip only: a client that names no coding may not read brotli (Python's
+    // requests, say), and every HTTP client reads gzip.
+    let brotli = brotli.unwrap_or(0);
     let gzip = gzip.or(any).unwrap_or(0);
     match (brotli, gzip) {
         (0, 0) => Encoding::Identity,
@@ -196,7 +198,8 @@ mod tests {
         assert_eq!(pick("GZIP;Q=0.5"), Encoding::Gzip);
         assert_eq!(pick("br;q=0.5, gzip;q=0.8"), Encoding::Gzip);
         assert_eq!(pick("br;q=0, gzip;q=0"), Encoding::Identity);
-        assert_eq!(pick("*"), Encoding::Brotli);
+        assert_eq!(pick("*"), Encoding::Gzip);
+        assert_eq!(pick("br, *"), Encoding::Brotli);
         assert_eq!(pick("*;q=0.1, br;q=0"), Encoding::Gzip);
         assert_eq!(pick("identity"), Encoding::Identity);
         assert_eq!(pick("br;q=2, gzip;q=0.x"), Encoding::Identity);
