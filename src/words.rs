@@ -6,6 +6,8 @@
 use std::borrow::Cow;
 
 use unicode_normalization::char::is_combining_mark;
+
+use crate::content::Entry;
 use unicode_normalization::UnicodeNormalization as _;
 
 /// The characters of a word an index keeps (and of a query's word).
@@ -27,6 +29,21 @@ pub fn index_words<'t>(texts: impl Iterator<Item = &'t str>) -> impl Iterator<It
                 Cow::Borrowed(word)
             }
         })
+}
+
+/// Calls `each` with every text of `entry` a search looks in: its title, summary, text (its
+/// HTML as plain text) and tags.
+pub fn each_text(entry: &Entry, mut each: impl FnMut(&str)) {
+    let text = crate::html::text_start(&entry.content_html, usize::MAX);
+    let parts = [
+        entry.title.as_str(),
+        entry.summary.as_deref().unwrap_or_default(),
+        &text,
+    ];
+    parts
+        .into_iter()
+        .chain(entry.tags.iter().map(String::as_str))
+        .for_each(&mut each);
 }
 
 /// The words of a query, folded like the index's and cut after [`MAX_WORD`] characters; a

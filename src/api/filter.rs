@@ -11,7 +11,6 @@ use std::ops::Range;
 use chrono::{DateTime, Utc};
 
 use crate::content::Entry;
-use crate::html;
 use crate::words;
 
 /// The filters of one listing request, as the client wrote them (they go back into the
@@ -139,14 +138,7 @@ impl SearchIndex {
                     list.push(position);
                 }
             }
-            let text = html::text_start(&entry.content_html, usize::MAX);
-            let parts = [
-                entry.title.as_str(),
-                entry.summary.as_deref().unwrap_or_default(),
-                &text,
-            ];
-            let tags = entry.tags.iter().map(String::as_str);
-            for part in parts.into_iter().chain(tags) {
+            words::each_text(entry, |part| {
                 let folded = words::fold(part);
                 for word in words::index_words(std::iter::once(folded.as_ref())) {
                     let list = match postings.get_mut(word.as_ref()) {
@@ -158,7 +150,7 @@ impl SearchIndex {
                         list.push(position);
                     }
                 }
-            }
+            });
         }
         let mut postings: Vec<(Box<str>, Vec<u32>)> = postings.into_iter().collect();
         postings.sort_unstable_by(|a, b| a.0.cmp(&b.0));

@@ -9,7 +9,6 @@ use base64::Engine;
 use serde::Serialize;
 
 use crate::content::Entry;
-use crate::html;
 use crate::locale::Words;
 use crate::words;
 
@@ -48,23 +47,18 @@ pub fn index(published: &[Entry], days: &[&str]) -> Vec<u8> {
     // Hashed while filled, sorted once: an ordered map compared every word of every entry.
     let mut postings: HashMap<String, Vec<usize>> = HashMap::new();
     for (number, entry) in published.iter().enumerate() {
-        let text = html::text_start(&entry.content_html, usize::MAX);
-        let parts = [
-            entry.title.as_str(),
-            entry.summary.as_deref().unwrap_or_default(),
-            &text,
-        ];
-        let tags = entry.tags.iter().map(String::as_str);
-        for word in words::index_words(parts.into_iter().chain(tags)) {
-            let numbers = match postings.get_mut(word.as_ref()) {
-                Some(numbers) => numbers,
-                None => postings.entry(word.into_owned()).or_default(),
-            };
-            // A word met again in the same entry counts once.
-            if numbers.last() != Some(&number) {
-                numbers.push(number);
+        words::each_text(entry, |part| {
+            for word in words::index_words(std::iter::once(part)) {
+                let numbers = match postings.get_mut(word.as_ref()) {
+                    Some(numbers) => numbers,
+                    None => postings.entry(word.into_owned()).or_default(),
+                };
+                // A word met again in the same entry counts once.
+                if numbers.last() != Some(&number) {
+                    numbers.push(number);
+                }
             }
-        }
+        });
     }
     let count = published.len();
     let mut postings: Vec<(String, Vec<usize>)> = postings.into_iter().collect();

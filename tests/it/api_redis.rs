@@ -34,19 +34,15 @@ impl Redis {
             eprintln!("skipped: redis-server is not installed (apt-get install redis-server)");
             return None;
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        Some(Redis::on(port))
+        Some(Redis::on(free_port(), &[]))
     }
 
-    /// Starts one on `port`, and waits until it answers `PING`.
-    fn on(port: u16) -> Redis {
+    /// Starts one on `port`, with `extra` settings, and waits until it answers `PING`.
+    fn on(port: u16, extra: &[&str]) -> Redis {
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -98,6 +94,15 @@ impl Drop for Redis {
             let _ = self.child.wait();
         }
     }
+}
+
+/// A loopback port no one listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// The `basic` API fixture with one key allowed `rate` requests a minute.
@@ -245,7 +250,7 @@ fn redis_killed_mid_load_refuses_nothing_and_is_used_again_when_back() {
         .count();
     assert_eq!(warnings, 1, "one warning, not one per request");
 
-    let _back = Redis::on(port);
+    let _back = Redis::on(port, &[]);
     let took = wait_counting(&server, "redis", Duration::from_secs(5));
     eprintln!(
         "counted across copies again {} ms after Redis came back",
@@ -357,25 +362,8 @@ fn a_redis_that_cannot_run_the_script_is_never_reported_as_shared() {
         return;
     };
     // A read-only replica answers PING but refuses the script's write.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .args(["--replicaof", "127.0.0.1", &primary.port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("redis-server starts");
-    let replica = Redis { child, port };
-    let deadline = Instant::now() + START_TIMEOUT;
-    while !replica.answers() {
-        assert!(Instant::now() < deadline, "the replica did not answer");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let primary_port = primary.port.to_string();
+    let replica = Redis::on(free_port(), &["--replicaof", "127.0.0.1", &primary_port]);
     let dir = site(1_000_000);
     let server = start(dir.path(), &replica.url());
     // Three probes' worth of time.
