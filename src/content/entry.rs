@@ -158,6 +158,7 @@ pub fn parse(
     default_id: &str,
     org_url: &str,
     website: Option<&str>,
+    words: &crate::locale::Words,
 ) -> Result<Parsed, Vec<Problem>> {
     let text = text::decode_utf8(path, bytes).map_err(|p| vec![p])?;
     if let Some(at) = front_matter::lone_carriage_return(text) {
@@ -193,7 +194,7 @@ pub fn parse(
             markdown: String::new(),
         }
     } else {
-        markdown::render(split.body, &bases, &fields.id)
+        markdown::render(split.body, &bases, &fields.id, words)
             .map_err(|refused| vec![refused_problem(path, text, body_start, &refused)])?
     };
     if let Some(at) = split

@@ -8,9 +8,12 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use pulldown_cmark::{
-    CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd, TextMergeStream,
+    BlockQuoteKind, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
+    TextMergeStream,
 };
 use url::Url;
+
+use crate::locale::Words;
 
 /// An entry's HTML, with the relative links and images of its Markdown.
 pub struct Rendered {
@@ -110,14 +113,19 @@ impl std::fmt::Write for Bounded {
 
 /// Renders `markdown` to sanitized HTML, listing its relative links. Relative URLs resolve
 /// against `bases`; footnote anchors are named after `entry_id` so several entries can
-/// share a page.
+/// share a page. GitHub's alerts (`> [!NOTE]`) get their title in the org's `words`.
 ///
 /// Markdown without raw HTML skips the sanitizer: pulldown-cmark escapes every text and
 /// attribute it writes, and [`Transform`] resolves and checks each URL as the sanitizer
 /// would, so the HTML is already what the sanitizer would return (the tests check this on
 /// generated Markdown). Sanitizing costs more than the rest of rendering together.
-pub fn render(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Rendered, Refused> {
-    let written = write(markdown, bases, entry_id)?;
+pub fn render(
+    markdown: &str,
+    bases: &Bases,
+    entry_id: &str,
+    words: &Words,
+) -> Result<Rendered, Refused> {
+    let written = write(markdown, bases, entry_id, words)?;
     let html = if written.needs_sanitizer {
         sanitize(&written.html, bases)
     } else {
@@ -281,7 +289,7 @@ struct Written {
 }
 
 /// Parses `markdown`, transforms its events and writes them as HTML (see [`render`]).
-fn write(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Written, Refused> {
+fn write(markdown: &str, bases: &Bases, entry_id: &str, words: &Words) -> Result<Written, Refused> {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
@@ -373,7 +381,7 @@ fn write(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Written, Refus
         }
         event
     });
-    let mut transform = Transform::new(bases, entry_id);
+    let mut transform = Transform::new(bases, entry_id, words);
     for event in TextMergeStream::new(events) {
         transform.event(event);
     }
@@ -413,9 +421,10 @@ fn write(markdown: &str, bases: &Bases, entry_id: &str) -> Result<Written, Refus
 
 /// What shiplog changes in the parser's events before they are written: links resolved,
 /// opening in a new tab and autolinked as on GitHub, footnotes named per entry, and what the
-/// sanitizer would drop (a code block's odd language, an alert's kind) dropped here already.
+/// sanitizer would drop (a code block's odd language) dropped here already; alerts titled.
 struct Transform<'a> {
     bases: &'a Bases,
+    words: &'a Words,
     footnotes: FootnoteNames<'a>,
     events: Vec<Event<'a>>,
     needs_sanitizer: bool,
@@ -425,9 +434,10 @@ struct Transform<'a> {
 }
 
 impl<'a> Transform<'a> {
-    fn new(bases: &'a Bases, entry_id: &'a str) -> Self {
+    fn new(bases: &'a Bases, entry_id: &'a str, words: &'a Words) -> Self {
         Transform {
             bases,
+            words,
             footnotes: FootnoteNames::new(entry_id),
             events: Vec::new(),
             needs_sanitizer: false,
@@ -489,11 +499,7 @@ impl<'a> Transform<'a> {
                 self.in_code_block = false;
                 self.events.push(event);
             }
-            // GitHub's alerts (`> [!NOTE]`) are plain block quotes: the sanitizer drops the
-            // class pulldown-cmark would give them.
-            Event::Start(Tag::BlockQuote(Some(_))) => {
-                self.events.push(Event::Start(Tag::BlockQuote(None)));
-            }
+            Event::Start(Tag::BlockQuote(Some(kind))) => self.alert(kind),
             Event::Text(text) if self.open_links == 0 && !self.in_code_block => {
                 self.autolink(text);
             }
@@ -508,6 +514,27 @@ impl<'a> Transform<'a> {
             Event::Start(Tag::FootnoteDefinition(label)) => self.footnote_definition(&label),
             other => self.events.push(other),
         }
+    }
+
+    /// The start of one of GitHub's alerts (`> [!WARNING]`): a block quote whose first
+    /// paragraph is its title, in bold. A page's style makes it a coloured callout; a feed
+    /// reader, which drops classes, still shows a titled quote. GitHub writes a `<div>`,
+    /// which a feed reader would show as plain text, the warning lost in it.
+    fn alert(&mut self, kind: BlockQuoteKind) {
+        let (name, key) = match kind {
+            BlockQuoteKind::Note => ("note", "alert_note"),
+            BlockQuoteKind::Tip => ("tip", "alert_tip"),
+            BlockQuoteKind::Important => ("important", "alert_important"),
+            BlockQuoteKind::Warning => ("warning", "alert_warning"),
+            BlockQuoteKind::Caution => ("caution", "alert_caution"),
+        };
+        let mut html = format!(
+            "<blockquote class=\"markdown-alert markdown-alert-{name}\">\n<p class=\"markdown-alert-title\"><strong>"
+        );
+        let title = self.words.get(key, &[]);
+        pulldown_cmark_escape::escape_html(&mut html, &title).expect("writing to a String");
+        html.push_str("</strong></p>\n");
+        self.events.push(Event::Html(CowStr::from(html)));
     }
 
     /// The start of a fenced code block: of its info string only the first word is kept,
@@ -930,6 +957,8 @@ fn sanitizer() -> ammonia::Builder<'static> {
         .add_tag_attributes("code", ["class"])
         .add_tag_attributes("sup", ["class"])
         .add_tag_attributes("div", ["class", "id"])
+        .add_tag_attributes("blockquote", ["class"])
+        .add_tag_attributes("p", ["class"])
         .add_tag_attributes("th", ["style"])
         .add_tag_attributes("td", ["style"])
         .attribute_filter(|element, attribute, value| {
@@ -944,6 +973,12 @@ fn sanitizer() -> ammonia::Builder<'static> {
                     "footnote-reference" | "footnote-definition" | "footnote-definition-label"
                 ),
                 ("div", "id") => value.starts_with("fn-"),
+                ("blockquote", "class") => value
+                    .strip_prefix("markdown-alert markdown-alert-")
+                    .is_some_and(|kind| {
+                        ["note", "tip", "important", "warning", "caution"].contains(&kind)
+                    }),
+                ("p", "class") => value == "markdown-alert-title",
                 ("th" | "td", "style") => matches!(
                     value,
                     "text-align: left" | "text-align: center" | "text-align: right"
@@ -967,8 +1002,13 @@ mod tests {
         }
     }
 
+    /// The words of an org in English that changes none.
+    fn english() -> Words {
+        Words::new("en", &Default::default())
+    }
+
     fn html(markdown: &str) -> String {
-        render(markdown, &bases(), "v2").unwrap().html
+        render(markdown, &bases(), "v2", &english()).unwrap().html
     }
 
     /// The tree an HTML parser builds from `html`: each node in document order, with its
@@ -997,7 +1037,7 @@ mod tests {
     /// have changed the parsed HTML. Returns whether it was skipped.
     fn skips_the_sanitizer_safely(markdown: &str) -> bool {
         let url = bases();
-        let written = write(markdown, &url, "v2").unwrap();
+        let written = write(markdown, &url, "v2", &english()).unwrap();
         if written.needs_sanitizer {
             return false;
         }
@@ -1083,13 +1123,13 @@ mod tests {
     #[test]
     fn nesting_is_limited() {
         let url = bases();
-        let ok = |markdown: &str| render(markdown, &url, "v2").is_ok();
+        let ok = |markdown: &str| render(markdown, &url, "v2", &english()).is_ok();
         let quotes = |n| format!("text\n\n{} deep", ">".repeat(n));
         assert!(ok(&quotes(MAX_NESTING - 1)));
         // The paragraph inside the innermost quote is one level too many.
         let paragraph = "text\n\n".len() + MAX_NESTING + 1;
         assert_eq!(
-            render(&quotes(MAX_NESTING), &url, "v2").err(),
+            render(&quotes(MAX_NESTING), &url, "v2", &english()).err(),
             Some(Refused::TooDeep { offset: paragraph })
         );
         // An HTML block is a level, and each element in it, even on one line.
@@ -1110,7 +1150,7 @@ mod tests {
     fn the_markdown_gets_absolute_urls() {
         let markdown = "[a](shot.png \"t\") ![b]( <img/x.png> ) [c](/docs) [d](#top) \
                         [e](https://x.io/) [f][ref] `[g](code.png)`\n\n[ref]: ../v1/\n";
-        let rendered = render(markdown, &bases(), "v2").unwrap();
+        let rendered = render(markdown, &bases(), "v2", &english()).unwrap();
         assert_eq!(
             rendered.markdown,
             "[a](https://acme.example.com/changelog/v2/shot.png \"t\") \
@@ -1122,7 +1162,7 @@ mod tests {
         let written = "[e](/docs/\\(v2\\)) [f](&#47;docs/e) [t](</a\tb>)\n\n\
                        <!-- internal: BigCustomer -->\n\nText <!-- inline note --> on.\n\n\
                        [Unused]: https://wiki.internal.example/\n";
-        let rendered_too = render(written, &bases(), "v2").unwrap();
+        let rendered_too = render(written, &bases(), "v2", &english()).unwrap();
         assert_eq!(
             rendered_too.markdown,
             "[e](<https://www.acme.example/docs/(v2)>) [f](https://www.acme.example/docs/e) \
@@ -1134,11 +1174,20 @@ mod tests {
         // A text of short relative links grows past the limit once they are absolute; a
         // definition no link uses is left out, not made absolute.
         let unused: String = (0..50_000).map(|i| format!("[l{i}]:x\n")).collect();
-        assert_eq!(render(&unused, &bases(), "v2").unwrap().markdown.trim(), "");
+        assert_eq!(
+            render(&unused, &bases(), "v2", &english())
+                .unwrap()
+                .markdown
+                .trim(),
+            ""
+        );
         let used: String = (0..120_000)
             .map(|i| format!("[l{i}]:x\n[l{i}]\n\n"))
             .collect();
-        assert_eq!(render(&used, &bases(), "v2").err(), Some(Refused::TooLarge));
+        assert_eq!(
+            render(&used, &bases(), "v2", &english()).err(),
+            Some(Refused::TooLarge)
+        );
         let kinds: Vec<(bool, bool)> = rendered
             .local_links
             .iter()
@@ -1257,5 +1306,37 @@ mod tests {
         assert!(out.contains("href=\"https://x.io/a_(b)\""), "{out}");
         assert!(out.contains("id=\"fn-v2-1\""), "{out}");
         assert!(out.contains("class=\"language-rust\""), "{out}");
+    }
+
+    #[test]
+    fn alerts_are_block_quotes_titled_in_the_org_language() {
+        let out = html("> [!WARNING]\n> Breaking.\n\n> [!NOTE]\n> Aside.\n\n> Quote.");
+        assert!(
+            out.contains(
+                "<blockquote class=\"markdown-alert markdown-alert-warning\">\n<p class=\"markdown-alert-title\"><strong>Warning</strong></p>\n<p>Breaking.</p>\n</blockquote>"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "markdown-alert-note\">\n<p class=\"markdown-alert-title\"><strong>Note</strong>"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("<blockquote>\n<p>Quote.</p>"), "{out}");
+        // In the org's language, its own words escaped; and through the sanitizer too.
+        let strings = [("alert_tip".to_string(), "<Tipp & Trick>".to_string())].into();
+        let german = Words::new("de", &strings);
+        for markdown in [
+            "> [!TIP]\n> Hier.\n\n> [!CAUTION]\n> Vorsicht.",
+            "> [!TIP]\n> <b>Hier.</b>\n\n> [!CAUTION]\n> Vorsicht.",
+        ] {
+            let out = render(markdown, &bases(), "v2", &german).unwrap().html;
+            assert!(out.contains("markdown-alert-tip\">\n<p class=\"markdown-alert-title\"><strong>&lt;Tipp &amp; Trick&gt;</strong>"), "{out}");
+            assert!(out.contains("markdown-alert-caution\">\n<p class=\"markdown-alert-title\"><strong>Achtung</strong>"), "{out}");
+        }
+        // Raw HTML may not borrow a class of its own making.
+        let out = html("<blockquote class=\"markdown-alert markdown-alert-x\"><p class=\"title\">x</p></blockquote>");
+        assert!(!out.contains("class"), "{out}");
     }
 }

@@ -358,6 +358,7 @@ pub struct Refused {
 /// Parses the entries of one org folder of a [`Scan`] (in parallel) and checks the org as a
 /// whole; all its problems are returned together.
 pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Refused> {
+    let words = crate::locale::Words::new(&folder.settings.language, &folder.settings.strings);
     let parsed: Vec<Result<entry::Parsed, Vec<Problem>>> = folder
         .entry_files
         .par_iter()
@@ -369,6 +370,7 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Refused> {
                     &file.default_id,
                     &folder.url,
                     folder.settings.website.as_deref(),
+                    &words,
                 )),
                 // Deleted since the folder was walked: as if the walk had come later.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,

@@ -6,6 +6,8 @@
 //   language wants, nothing scrolls sideways, no two pieces of text overlap;
 // - Arabic laid out right to left: the text runs from the right, the title block stands to
 //   the right of the feed links and each entry's date column to the right of its text;
+// - GitHub's alerts on an entry's page: a callout each, in a colour of its own that changes
+//   from light to dark, its title in that colour, on a tint a plain quote has not;
 // - axe-core: no violation at all, of any impact, on page 1 and an entry's page of every
 //   language, light and dark;
 // - the Nu HTML checker: no error in any page of the build.
@@ -89,6 +91,42 @@ async function mirrorCheck(page, label, dir) {
   );
 }
 
+/** The five alerts of entry 3 (NOTE to CAUTION) and the plain quote after them. */
+async function alertChecks(browser, language, origin) {
+  const colours = {};
+  for (const scheme of SCHEMES) {
+    const label = `${language} alerts ${scheme}`;
+    await attempt(label, async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme });
+      const page = await context.newPage();
+      await page.goto(`${origin}/changelog/entry-3/`, { waitUntil: "load" });
+      const seen = await page.evaluate(() => {
+        const style = (element) => getComputedStyle(element);
+        const alerts = [...document.querySelectorAll(".content blockquote.markdown-alert")].map((alert) => ({
+          border: style(alert).borderInlineStartColor,
+          width: style(alert).borderInlineStartWidth,
+          background: style(alert).backgroundColor,
+          text: style(alert).color,
+          title: style(alert.querySelector(".markdown-alert-title strong")).color,
+        }));
+        const quote = document.querySelector(".content blockquote:not(.markdown-alert)");
+        return { alerts, quote: { background: style(quote).backgroundColor, text: style(quote).color, border: style(quote).borderInlineStartColor } };
+      });
+      colours[scheme] = seen.alerts.map((alert) => alert.border);
+      const own = new Set(colours[scheme]).size === 5;
+      const unlikeQuote = seen.alerts.every((alert) =>
+        alert.background !== seen.quote.background && alert.text !== seen.quote.text && alert.border !== seen.quote.border &&
+        alert.title === alert.border && alert.width === "4px");
+      check(`${label}: five callouts, a colour each, titled in it, none like the plain quote`,
+        seen.alerts.length === 5 && own && unlikeQuote, JSON.stringify(seen));
+      await context.close();
+    });
+  }
+  check(`${language} alerts: each kind's colour changes from light to dark`,
+    colours.light?.length === 5 && colours.light.every((colour, i) => colour !== colours.dark?.[i]),
+    JSON.stringify(colours));
+}
+
 async function axeChecks(browser, language, origin) {
   for (const scheme of SCHEMES) {
     for (const [name, url] of [["page-1", `${origin}/changelog/`], ["entry", `${origin}/changelog/entry-3/`]]) {
@@ -139,6 +177,7 @@ async function main() {
       const language = (await readFile(join(publicDir, org, "changelog/index.html"), "utf8")).match(/<html lang="([^"]+)"/)[1];
       check(`${org}: built`, language.toLowerCase() === org, language);
       await layoutChecks(browser, language.toLowerCase(), origin);
+      await alertChecks(browser, language.toLowerCase(), origin);
       await axeChecks(browser, language, origin);
     }
   } finally {

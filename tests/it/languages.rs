@@ -269,3 +269,88 @@ fn strings_override_words_and_check_warns_about_what_it_cannot_use() {
         "{report}"
     );
 }
+
+/// Per language: the titles of GitHub's five alerts, NOTE to CAUTION.
+const ALERT_TITLES: &[(&str, [&str; 5])] = &[
+    ("en", ["Note", "Tip", "Important", "Warning", "Caution"]),
+    ("de", ["Hinweis", "Tipp", "Wichtig", "Warnung", "Achtung"]),
+    (
+        "fr",
+        [
+            "Remarque",
+            "Astuce",
+            "Important",
+            "Avertissement",
+            "Attention",
+        ],
+    ),
+    (
+        "es",
+        ["Nota", "Consejo", "Importante", "Advertencia", "Precaución"],
+    ),
+    (
+        "pt-br",
+        ["Observação", "Dica", "Importante", "Aviso", "Cuidado"],
+    ),
+    (
+        "it",
+        ["Nota", "Suggerimento", "Importante", "Avviso", "Attenzione"],
+    ),
+    (
+        "nl",
+        ["Opmerking", "Tip", "Belangrijk", "Waarschuwing", "Let op"],
+    ),
+    ("ja", ["注記", "ヒント", "重要", "警告", "注意"]),
+    ("zh-cn", ["备注", "提示", "重要", "警告", "注意"]),
+    ("ko", ["참고", "팁", "중요", "경고", "주의"]),
+    ("ar", ["ملاحظة", "تلميح", "مهم", "تحذير", "تنبيه"]),
+];
+
+#[test]
+fn alerts_are_titled_in_the_language_on_pages_and_in_feeds() {
+    let build = Build::fixture("languages");
+    let alerts = Selector::parse("blockquote.markdown-alert").unwrap();
+    let title = Selector::parse("p.markdown-alert-title > strong").unwrap();
+    let kinds = ["note", "tip", "important", "warning", "caution"];
+    for (slug, titles) in ALERT_TITLES {
+        let (page, _) = text_of(&build.read(&format!("{slug}/changelog/entry-3/index.html")));
+        let found: Vec<(String, String)> = page
+            .select(&alerts)
+            .map(|alert| {
+                let class = alert.value().attr("class").unwrap().to_string();
+                let title = alert.select(&title).next().map(|t| t.inner_html());
+                (class, title.unwrap_or_default())
+            })
+            .collect();
+        let expected: Vec<(String, String)> = kinds
+            .iter()
+            .zip(titles)
+            .map(|(kind, title)| {
+                (
+                    format!("markdown-alert markdown-alert-{kind}"),
+                    title.to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(found, expected, "{slug}");
+        // A feed reader drops the class: a block quote whose first line is the title.
+        let feed = build.json(&format!("{slug}/changelog/feed.json"));
+        let item = feed["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|item| item["id"].as_str().unwrap().contains("entry-3"))
+            .unwrap();
+        let html = item["content_html"].as_str().unwrap();
+        let rss = build.read(&format!("{slug}/changelog/feed.xml"));
+        for title in titles {
+            let quoted = format!("<p class=\"markdown-alert-title\"><strong>{title}</strong></p>");
+            assert!(html.contains(&quoted), "{slug}: {html}");
+            let escaped = quoted.replace('<', "&lt;").replace('>', "&gt;");
+            assert!(
+                rss.contains(&quoted) || rss.contains(&escaped),
+                "{slug}: {title} not in feed.xml"
+            );
+        }
+    }
+}
