@@ -15,6 +15,7 @@ pub mod content;
 mod digest;
 pub mod error;
 mod html;
+pub mod import;
 pub mod keys;
 pub mod locale;
 pub mod media;

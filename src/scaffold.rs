@@ -98,19 +98,7 @@ pub fn new_entry(request: &NewEntry<'_>, now: DateTime<Utc>) -> Result<Created> 
     }
     let path = if request.bundle { bundled } else { flat };
 
-    let org_settings = if folder.exists() {
-        None
-    } else {
-        let settings_path = folder.join("_org.yaml");
-        let defaults = OrgSettings::defaults(request.org, &SiteConfig::default());
-        let settings = yaml::to_string(&OrgFile {
-            title: &defaults.title,
-            description: &defaults.description,
-            language: &defaults.language,
-        });
-        write_new(&settings_path, &settings)?;
-        Some(settings_path)
-    };
+    let org_settings = new_org(request.content, request.org)?;
 
     let front_matter = yaml::to_string(&FrontMatter {
         title,
@@ -121,6 +109,24 @@ pub fn new_entry(request: &NewEntry<'_>, now: DateTime<Utc>) -> Result<Created> 
     let text = format!("---\n{front_matter}---\n{PLACEHOLDER}\n");
     write_new(&path, &text)?;
     Ok(Created { path, org_settings })
+}
+
+/// Makes the folder of org `org` with an `_org.yaml` of the defaults, unless the folder
+/// exists; gives the new `_org.yaml`.
+pub fn new_org(content: &Path, org: &str) -> Result<Option<PathBuf>> {
+    let folder = content.join(org);
+    if folder.exists() {
+        return Ok(None);
+    }
+    let settings_path = folder.join("_org.yaml");
+    let defaults = OrgSettings::defaults(org, &SiteConfig::default());
+    let settings = yaml::to_string(&OrgFile {
+        title: &defaults.title,
+        description: &defaults.description,
+        language: &defaults.language,
+    });
+    write_new(&settings_path, &settings)?;
+    Ok(Some(settings_path))
 }
 
 /// The line a new entry's text starts as: `check` warns while an entry still holds it, so

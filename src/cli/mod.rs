@@ -5,6 +5,7 @@
 mod announce;
 mod check;
 mod generate;
+mod import;
 mod keys;
 mod new;
 mod serve;
@@ -63,6 +64,10 @@ enum Command {
     /// Manage the API keys of shiplog-api.
     #[command(subcommand)]
     Keys(keys::Command),
+    /// Bring an existing changelog in: a CHANGELOG.md, GitHub Releases or a feed. Running it
+    /// again adds only what is new and never overwrites an edited file unless --update.
+    #[command(subcommand)]
+    Import(import::Command),
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  shiplog completions bash > ~/.local/share/bash-completion/completions/shiplog"
@@ -86,6 +91,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Serve(args) => serve::run(args).map(success),
         Command::New(args) => new::run(args).map(success),
         Command::Keys(command) => keys::run(command).map(success),
+        Command::Import(command) => import::run(command).map(success),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "shiplog", &mut script);

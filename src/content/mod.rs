@@ -435,6 +435,39 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Refused> {
     }
 }
 
+/// Checks an entry's text as a build would, before it is written (`shiplog import`): its
+/// problems, located in `path`, which need not exist yet.
+pub fn check_entry(path: &Path, text: &str, default_id: &str) -> Result<(), Vec<Problem>> {
+    let words = crate::locale::Words::new("en", &Default::default());
+    entry::parse(
+        path,
+        text.as_bytes(),
+        default_id,
+        "https://org.invalid",
+        None,
+        &words,
+    )
+    .map(|_| ())
+}
+
+/// `markdown` with each relative link and image made absolute against `url` (root-relative
+/// ones against its origin), as `index.md` publishes an entry: for Markdown brought in from
+/// elsewhere (`shiplog import`), whose links led from another page.
+pub fn absolute_markdown(markdown: &str, url: &url::Url) -> Result<String, String> {
+    let site = url.join("/").unwrap_or_else(|_| url.clone());
+    let bases = markdown::Bases {
+        entry: url.clone(),
+        site,
+    };
+    let words = crate::locale::Words::new("en", &Default::default());
+    markdown::render(markdown, &bases, "imported", &words)
+        .map(|rendered| rendered.markdown)
+        .map_err(|refused| match refused {
+            markdown::Refused::TooDeep { .. } => "its HTML nests too deep".to_string(),
+            markdown::Refused::TooLarge => "its HTML is too large".to_string(),
+        })
+}
+
 /// Loads every organization under `content_dir`. All problems in all files are collected
 /// and returned together.
 pub fn load(content_dir: &Path, site: &SiteConfig) -> Result<Index> {

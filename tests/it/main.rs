@@ -9,6 +9,7 @@ mod api_redis;
 mod authoring;
 mod generate;
 mod hostile;
+mod import;
 mod incremental;
 mod languages;
 mod machines;

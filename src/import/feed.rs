@@ -1,0 +1,249 @@
+//! Any RSS 2.0, Atom 1.0 or JSON Feed (read by `feed-rs`), a hosted changelog's only export:
+//! each item an entry, its HTML turned into Markdown (`htmd`), its categories its tags.
+
+use std::path::Path;
+use std::time::Duration;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use url::Url;
+
+use super::{id_of, Imported, Skipped};
+use crate::error::{Error, Problem, Result};
+use crate::text;
+
+/// The most a feed may weigh, read from a file or the network.
+pub const MAX_FEED_BYTES: u64 = 32 * 1024 * 1024;
+
+/// The bytes of the feed at `location`: an `http(s)://` URL, or a file.
+pub fn fetch(location: &str) -> Result<Vec<u8>> {
+    if !(location.starts_with("https://") || location.starts_with("http://")) {
+        return text::read_limited(Path::new(location), MAX_FEED_BYTES).map_err(|source| {
+            Error::Read {
+                path: location.into(),
+                source,
+            }
+        });
+    }
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(60)))
+        .user_agent(concat!("shiplog/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    let fail = |why: String| Error::Usage(format!("cannot fetch {location}: {why}"));
+    let mut response = agent
+        .get(location)
+        .call()
+        .map_err(|e| fail(e.to_string()))?;
+    response
+        .body_mut()
+        .with_config()
+        .limit(MAX_FEED_BYTES)
+        .read_to_vec()
+        .map_err(|e| fail(e.to_string()))
+}
+
+/// Reads the feed `bytes` (from `path`, a file or URL as given) as entries. Items with an
+/// id already taken by an earlier item are skipped. All problems are returned together.
+pub fn read(
+    path: &Path,
+    bytes: &[u8],
+) -> std::result::Result<(Vec<Imported>, Skipped), Vec<Problem>> {
+    let source = String::from_utf8_lossy(bytes);
+    let feed = feed_rs::parser::parse(bytes).map_err(|e| {
+        vec![Problem::file(
+            path,
+            format!("not an RSS, Atom or JSON feed: {e}"),
+        )]
+    })?;
+    let converter = htmd::HtmlToMarkdown::builder()
+        .options(htmd::options::Options {
+            heading_style: htmd::options::HeadingStyle::Atx,
+            code_block_style: htmd::options::CodeBlockStyle::Fenced,
+            bullet_list_marker: htmd::options::BulletListMarker::Dash,
+            translation_mode: htmd::options::TranslationMode::Faithful,
+            ..Default::default()
+        })
+        .skip_tags(vec!["script", "style"])
+        .build();
+    // Sanitized first, without what Markdown cannot hold and a page need not keep (a link's
+    // `target` and `rel`, classes but a code block's language), so that the converter keeps
+    // as HTML only what it must (`<details>`, a task's checkbox).
+    let mut cleaner = ammonia::Builder::default();
+    cleaner
+        .link_rel(None)
+        .add_tag_attributes("code", ["class"])
+        .add_tags(["input"])
+        .add_tag_attributes("input", ["type", "checked", "disabled"]);
+    let mut problems = Vec::new();
+    let mut entries: Vec<Imported> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut cursor = 0;
+    for (index, item) in feed.entries.iter().enumerate() {
+        let link = item.links.first().map(|l| l.href.as_str());
+        // Where the item stands in the file: its id, searched from the previous item on.
+        let offset = source[cursor..]
+            .find(&item.id)
+            .map_or(cursor, |o| cursor + o);
+        cursor = (offset + 1).min(source.len());
+        while !source.is_char_boundary(cursor) {
+            cursor += 1;
+        }
+        let here = |message: String| {
+            let (line, column) = text::position(&source, offset);
+            Problem::new(path, line, column, message)
+        };
+        let name = format!("item {} (`{}`)", index + 1, item.id);
+        let id = item_id(&item.id, link);
+        if let Some(first) = entries.iter().find(|e| e.id == id) {
+            skipped.push(here(format!(
+                "skipped {name}: its id `{id}` is the one of the item at line {}",
+                first.at.line
+            )));
+            continue;
+        }
+        let Some(date) = item.published.or(item.updated) else {
+            problems.push(here(format!(
+                "{name} has no date (neither published nor updated)"
+            )));
+            continue;
+        };
+        let title = item
+            .title
+            .as_ref()
+            .map(|t| t.content.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default();
+        if title.is_empty() {
+            problems.push(here(format!("{name} has no title")));
+            continue;
+        }
+        let content = item.content.as_ref().and_then(|c| c.body.as_deref());
+        let summary = item.summary.as_ref();
+        let (html, summary) = match (content, summary) {
+            (Some(html), Some(summary)) if summary.content_type.as_str() == "text/plain" => (
+                html.to_string(),
+                Some(
+                    summary
+                        .content
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+            ),
+            (Some(html), _) => (html.to_string(), None),
+            (None, Some(summary)) => (summary.content.clone(), None),
+            (None, None) => (String::new(), None),
+        };
+        let body = match converter.convert(&cleaner.clean(&html).to_string()) {
+            Ok(markdown) => markdown,
+            Err(e) => {
+                problems.push(here(format!("{name}: its HTML cannot be read: {e}")));
+                continue;
+            }
+        };
+        let body = match link.and_then(|l| Url::parse(l).ok()) {
+            Some(base) => crate::content::absolute_markdown(&body, &base)
+                .map_err(|message| here(format!("{name}: {message}"))),
+            None => Ok(body),
+        };
+        let body = match body {
+            Ok(body) => body,
+            Err(problem) => {
+                problems.push(problem);
+                continue;
+            }
+        };
+        let updated = item
+            .updated
+            .filter(|u| item.published.is_some() && *u != date);
+        let mut tags: Vec<String> = Vec::new();
+        for category in &item.categories {
+            let tag = category.label.as_deref().unwrap_or(&category.term).trim();
+            if !tag.is_empty() && !tags.iter().any(|t| t == tag) {
+                tags.push(tag.to_string());
+            }
+        }
+        entries.push(Imported {
+            id,
+            title,
+            date: rfc3339(date),
+            updated: updated.map(rfc3339),
+            tags,
+            draft: false,
+            summary: summary.filter(|s| !s.is_empty()),
+            body,
+            at: here(String::new()),
+        });
+    }
+    if entries.is_empty() && problems.is_empty() {
+        problems.push(Problem::file(path, "the feed holds no item"));
+    }
+    if problems.is_empty() {
+        Ok((entries, skipped))
+    } else {
+        Err(problems)
+    }
+}
+
+fn rfc3339(date: DateTime<Utc>) -> String {
+    date.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// An item's entry id: the last part of its id (`https://…/changelog/faster-exports/` →
+/// `faster-exports`, `tag:acme.example,2026:42` → `42`), or of its link when the feed gave
+/// no id (feed-rs then makes one of 32 hex digits).
+fn item_id(id: &str, link: Option<&str>) -> String {
+    let made_up = id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit());
+    let name = match link {
+        Some(link) if made_up || id.is_empty() => link,
+        _ => id,
+    };
+    let last = match Url::parse(name) {
+        Ok(url) if url.has_host() => url
+            .path_segments()
+            .and_then(|mut segments| segments.rfind(|s| !s.is_empty()))
+            .map(percent_decode)
+            .unwrap_or_else(|| url.host_str().unwrap_or_default().to_string()),
+        _ => name
+            .rsplit([':', '/'])
+            .find(|part| !part.is_empty())
+            .unwrap_or(name)
+            .to_string(),
+    };
+    id_of(&last)
+}
+
+fn percent_decode(segment: &str) -> String {
+    url::form_urlencoded::parse(format!("x={segment}").as_bytes())
+        .next()
+        .map(|(_, value)| value.into_owned())
+        .unwrap_or_else(|| segment.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item_ids_are_the_last_part_of_their_guid() {
+        assert_eq!(
+            item_id("https://acme.example/changelog/faster-exports/", None),
+            "faster-exports"
+        );
+        assert_eq!(
+            item_id("tag:acme.example,2026:Release-42", None),
+            "release-42"
+        );
+        assert_eq!(
+            item_id("urn:uuid:1b4e28ba-2fa1-11d2-883f-0016d3cca427", None),
+            "1b4e28ba-2fa1-11d2-883f-0016d3cca427"
+        );
+        assert_eq!(
+            item_id(
+                "0123456789abcdef0123456789abcdef",
+                Some("https://x.example/p/caf%C3%A9")
+            ),
+            "cafe"
+        );
+        assert_eq!(item_id("https://x.example/", None), "x.example");
+    }
+}
