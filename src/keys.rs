@@ -311,11 +311,24 @@ pub fn revoke_key(keys_path: &Path, name: &str, digest_start: Option<&str>) -> R
         }
     };
     let old = Keys::parse(keys_path, &existing)?;
+    // As `keys list` shows it (`e93f6fee…`), in either case.
+    let digest_start = digest_start.map(|start| start.trim().trim_end_matches('…').to_ascii_lowercase());
+    if let Some(start) = digest_start.as_deref() {
+        if start.is_empty() || !start.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Error::Usage(format!(
+                "--digest takes the first hex digits of a key's SHA-256, as `shiplog keys list` shows them; not `{start}`"
+            )));
+        }
+    }
     let named: Vec<&ApiKey> = old
         .as_slice()
         .iter()
         .filter(|key| key.name == name.trim())
-        .filter(|key| digest_start.is_none_or(|start| hex(&key.digest).starts_with(start)))
+        .filter(|key| {
+            digest_start
+                .as_deref()
+                .is_none_or(|start| hex(&key.digest).starts_with(start))
+        })
         .collect();
     let gone = match named.as_slice() {
         [one] => (*one).clone(),
@@ -325,7 +338,9 @@ pub fn revoke_key(keys_path: &Path, name: &str, digest_start: Option<&str>) -> R
                 "{} has no key named `{}`{}; its keys: {}",
                 keys_path.display(),
                 name.trim(),
-                digest_start.map_or(String::new(), |d| format!(" whose digest starts with {d}")),
+                digest_start
+                    .as_deref()
+                    .map_or(String::new(), |d| format!(" whose digest starts with {d}")),
                 if names.is_empty() {
                     "none".to_string()
                 } else {
@@ -334,9 +349,19 @@ pub fn revoke_key(keys_path: &Path, name: &str, digest_start: Option<&str>) -> R
             )));
         }
         several => {
-            let which: Vec<String> = several
+            // Enough digits to tell each from the others: eight unless two share them.
+            let digests: Vec<String> = several.iter().map(|key| hex(&key.digest)).collect();
+            let length = (8..=64)
+                .step_by(2)
+                .find(|&n| {
+                    let starts: std::collections::HashSet<&str> =
+                        digests.iter().map(|d| &d[..n]).collect();
+                    starts.len() == digests.len()
+                })
+                .unwrap_or(64);
+            let which: Vec<String> = digests
                 .iter()
-                .map(|key| format!("--digest {}", key.digest_start()))
+                .map(|digest| format!("--digest {}", &digest[..length]))
                 .collect();
             return Err(Error::Usage(format!(
                 "{} keys are named `{}`: say which with {}",
@@ -626,5 +651,28 @@ mod tests {
         }
         assert!(!keys_path.exists());
         assert!(new_key(&keys_path, dir.path(), "acme", "  ci dashboard  ").is_ok());
+    }
+
+    #[test]
+    fn revoke_takes_the_digest_as_keys_list_shows_it_and_tells_close_ones_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keys.yaml");
+        let (first, second) = ("ab".repeat(32), format!("abababab0{}", "1".repeat(55)));
+        std::fs::write(
+            &path,
+            format!("keys:\n  - name: ci\n    org: acme\n    sha256: {first}\n  - name: ci\n    org: acme\n    sha256: {second}\n"),
+        )
+        .unwrap();
+        let refused = |digest: Option<&str>| match revoke_key(&path, "ci", digest) {
+            Err(Error::Usage(message)) => message,
+            other => panic!("{other:?}"),
+        };
+        // Eight digits are not enough here: ten are offered.
+        let message = refused(Some("ABABABAB…"));
+        assert!(message.ends_with("--digest ababababab or --digest abababab01"), "{message}");
+        assert!(refused(Some("zz")).contains("not `zz`"));
+        let gone = revoke_key(&path, "ci", Some("abababab01")).unwrap();
+        assert_eq!(hex(&gone.digest), second);
+        assert!(std::fs::read_to_string(&path).unwrap().contains(&first));
     }
 }

@@ -290,6 +290,50 @@ fn hint(message: &str, line: &str) -> Option<String> {
     None
 }
 
+/// Text of a plain (unquoted) top-level value among `keys` that YAML reads as something else,
+/// so that part of what was written is lost without an error: ` #` starts a comment (`title:
+/// Fix #123 crash` is the title `Fix`), a leading `&` an anchor (`title: &co rocks` is
+/// `rocks`). Each is given as a line and column of `yaml` (counted from `first_line`) and
+/// what to write instead.
+pub fn swallowed_text(yaml: &str, first_line: usize, keys: &[&str]) -> Vec<(usize, usize, String)> {
+    let mut found = Vec::new();
+    for (number, line) in yaml.lines().enumerate() {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        if !keys.contains(&key) || !value.starts_with([' ', '\t']) {
+            continue;
+        }
+        let written = value.trim();
+        let value_column = line.len() - value.trim_start().len();
+        if written.starts_with(['"', '\'', '|', '>', '[', '{']) {
+            continue;
+        }
+        let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
+        let at = |offset: usize| line[..offset].chars().count() + 1;
+        if let Some(comment) = written.find(" #").or_else(|| written.find("\t#")) {
+            found.push((
+                first_line + number,
+                at(value_column + comment + 1),
+                format!(
+                    "` #` starts a YAML comment, so the {key} ends before it and the rest is lost; quote the value: `{key}: {}`",
+                    quoted(written)
+                ),
+            ));
+        } else if written.starts_with('&') {
+            found.push((
+                first_line + number,
+                at(value_column),
+                format!(
+                    "a leading `&` makes a YAML anchor, so its first word is lost; quote the value: `{key}: {}`",
+                    quoted(written)
+                ),
+            ));
+        }
+    }
+    found
+}
+
 /// Rewrites the positions serde_yaml writes into its messages, which count from the start
 /// of the YAML rather than of the file: the first (the problem's own, which the [`Problem`]
 /// carries) is dropped, the others (where the construct being read started) are moved to
@@ -675,6 +719,23 @@ impl<'a> Mapping<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn comments_and_anchors_in_plain_values_are_found() {
+        let found = swallowed_text(
+            "title: Fix #123 crash\nsummary: &co rocks\ntags: [a] # fine\nother: x #y\ntitle: \"Quoted #1\"\n",
+            2,
+            &["title", "summary"],
+        );
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!((found[0].0, found[0].1), (2, 12));
+        assert!(
+            found[0].2.ends_with("`title: \"Fix #123 crash\"`"),
+            "{}",
+            found[0].2
+        );
+        assert_eq!((found[1].0, found[1].1), (3, 10));
+    }
 
     #[test]
     fn deep_flow_nesting_is_refused_before_parsing() {

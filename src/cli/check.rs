@@ -59,15 +59,17 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
                 args.format.say("warning", warning);
             }
             let warnings = report.warnings.len();
-            eprintln!(
-                "checked {} organizations and {} entries: no problems, {warnings} warning{}",
-                report.orgs.len(),
-                report.entries(),
-                if warnings == 1 { "" } else { "s" }
+            let summary = format!(
+                "checked {} and {}: no problems, {}",
+                counted(report.orgs.len(), "organization"),
+                counted(report.entries(), "entry"),
+                counted(warnings, "warning"),
             );
             if args.strict && warnings > 0 {
+                eprintln!("{} {summary}; --strict fails on warnings", error_label());
                 Ok(ExitCode::from(1))
             } else {
+                eprintln!("{summary}");
                 Ok(ExitCode::SUCCESS)
             }
         }
@@ -84,16 +86,24 @@ pub fn run(args: Args) -> Result<ExitCode, Error> {
             for (severity, problem) in all {
                 args.format.say(severity, problem);
             }
-            let (errors, warnings) = (found.as_slice().len(), found.warnings().len());
             eprintln!(
-                "{} {errors} problem{} and {warnings} warning{} found; the content does not build",
+                "{} {} and {} found; the content does not build",
                 error_label(),
-                if errors == 1 { "" } else { "s" },
-                if warnings == 1 { "" } else { "s" },
+                counted(found.as_slice().len(), "problem"),
+                counted(found.warnings().len(), "warning"),
             );
             Ok(ExitCode::from(1))
         }
         Err(error) => Ok(report(&error)),
+    }
+}
+
+/// `1 entry`, `2 entries`, `0 warnings`.
+fn counted(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {noun}s"),
     }
 }
 

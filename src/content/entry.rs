@@ -185,6 +185,11 @@ pub fn parse(
         site: Url::parse(website.unwrap_or(org_url)).map_err(|e| invalid(org_url, e))?,
     };
     let mut warnings = fields.warnings(&map);
+    warnings.extend(
+        yaml::swallowed_text(split.yaml, split.yaml_line, &["title", "summary"])
+            .into_iter()
+            .map(|(line, column, message)| Problem::new(path, line, column, message)),
+    );
     let (image, image_at) = read_image(&map, &bases)?;
     let body_start = text.len() - split.body.len();
     let rendered = if fields.draft {

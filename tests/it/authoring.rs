@@ -62,11 +62,17 @@ fn check_reports_warnings_with_positions_and_strict_fails_on_them() {
         "content/acme/linked.md:5:70: warning: a root-relative link resolves to `http://acme.localhost:8080/docs/x`, on the changelog's own host; set `website` in _org.yaml to the org's main site (like `website: https://www.example.com`)",
         "content/acme/linked.md:8:9: warning: `missing.png` leads to `http://acme.localhost:8080/changelog/linked/missing.png`, which is not published: no file or entry of the org folder is there",
         "content/acme/linked.md:8:37: warning: `../secret/` links to a draft (`http://acme.localhost:8080/changelog/secret/`), which is not published",
-        "checked 1 organizations and 2 entries: no problems, 5 warnings",
+        "checked 1 organization and 2 entries: no problems, 5 warnings",
     ];
     assert_eq!(stderr(&output).lines().collect::<Vec<_>>(), expected);
     assert!(stdout(&output).is_empty());
-    assert_eq!(shiplog(&dir, &["check", "--strict"]).status.code(), Some(1));
+    let strict = shiplog(&dir, &["check", "--strict"]);
+    assert_eq!(strict.status.code(), Some(1));
+    // Its last line says why it failed.
+    assert_eq!(
+        stderr(&strict).lines().last(),
+        Some("error: checked 1 organization and 2 entries: no problems, 5 warnings; --strict fails on warnings")
+    );
 }
 
 #[test]
@@ -343,4 +349,24 @@ fn a_settings_file_that_is_not_a_small_regular_file_is_refused_at_once() {
         assert_eq!(status.and_then(|s| s.code()), Some(1), "{config}: {errors}");
         assert!(errors.contains(why), "{config}: {errors}");
     }
+}
+
+#[test]
+fn check_warns_when_yaml_swallows_part_of_a_title_or_summary() {
+    let work = tempfile::tempdir().unwrap();
+    let acme = work.path().join("content/acme");
+    std::fs::create_dir_all(&acme).unwrap();
+    std::fs::write(
+        acme.join("e.md"),
+        "---\ntitle: Fix #123 crash\ndate: 2026-01-01\ntags: [x]\nsummary: &co rocks\n---\nBody.\n",
+    )
+    .unwrap();
+    let output = shiplog(work.path(), &["check"]);
+    assert_eq!(output.status.code(), Some(0));
+    let expected = [
+        "content/acme/e.md:2:12: warning: ` #` starts a YAML comment, so the title ends before it and the rest is lost; quote the value: `title: \"Fix #123 crash\"`",
+        "content/acme/e.md:5:10: warning: a leading `&` makes a YAML anchor, so its first word is lost; quote the value: `summary: \"&co rocks\"`",
+        "checked 1 organization and 1 entry: no problems, 2 warnings",
+    ];
+    assert_eq!(stderr(&output).lines().collect::<Vec<_>>(), expected);
 }
