@@ -312,7 +312,8 @@ pub fn revoke_key(keys_path: &Path, name: &str, digest_start: Option<&str>) -> R
     };
     let old = Keys::parse(keys_path, &existing)?;
     // As `keys list` shows it (`e93f6fee…`), in either case.
-    let digest_start = digest_start.map(|start| start.trim().trim_end_matches('…').to_ascii_lowercase());
+    let digest_start =
+        digest_start.map(|start| start.trim().trim_end_matches('…').to_ascii_lowercase());
     if let Some(start) = digest_start.as_deref() {
         if start.is_empty() || !start.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(Error::Usage(format!(
@@ -669,7 +670,10 @@ mod tests {
         };
         // Eight digits are not enough here: ten are offered.
         let message = refused(Some("ABABABAB…"));
-        assert!(message.ends_with("--digest ababababab or --digest abababab01"), "{message}");
+        assert!(
+            message.ends_with("--digest ababababab or --digest abababab01"),
+            "{message}"
+        );
         assert!(refused(Some("zz")).contains("not `zz`"));
         let gone = revoke_key(&path, "ci", Some("abababab01")).unwrap();
         assert_eq!(hex(&gone.digest), second);

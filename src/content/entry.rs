@@ -150,8 +150,31 @@ pub struct Parsed {
     pub image_at: Option<Problem>,
 }
 
+/// An entry file that does not build: its problems, and what else there is to fix in it (its
+/// warnings, its relative links for the org's broken-link check), so that an error never
+/// hides the rest.
+#[derive(Default)]
+pub struct Failed {
+    /// Why it does not build.
+    pub problems: Vec<Problem>,
+    /// What is worth fixing besides.
+    pub warnings: Vec<Problem>,
+    /// Its relative links and images, when its Markdown could be read.
+    pub local_links: Vec<LocalLink>,
+}
+
+impl From<Vec<Problem>> for Failed {
+    fn from(problems: Vec<Problem>) -> Failed {
+        Failed {
+            problems,
+            ..Failed::default()
+        }
+    }
+}
+
 /// Reads one entry file. A draft is checked like any entry, but its Markdown is not rendered
-/// since it is never published.
+/// since it is never published. Problems in its front matter do not stop the rest from
+/// being checked.
 pub fn parse(
     path: &Path,
     bytes: &[u8],
@@ -159,21 +182,24 @@ pub fn parse(
     org_url: &str,
     website: Option<&str>,
     words: &crate::locale::Words,
-) -> Result<Parsed, Vec<Problem>> {
+) -> Result<Parsed, Failed> {
     let text = text::decode_utf8(path, bytes).map_err(|p| vec![p])?;
     if let Some(at) = front_matter::lone_carriage_return(text) {
         let (line, column) = text::position(text, at);
-        return Err(vec![Problem::new(
-            path,
-            line,
-            column,
-            front_matter::LONE_CR,
-        )]);
+        return Err(vec![Problem::new(path, line, column, front_matter::LONE_CR)].into());
     }
     let split = front_matter::split(text).map_err(|message| vec![Problem::file(path, message)])?;
     let map = yaml::parse_mapping(path, split.yaml, split.yaml_line).map_err(|p| vec![p])?;
-    let fields = Fields::read(&map, path, default_id)?;
-    let url = format!("{org_url}/changelog/{}/", fields.id);
+    let fields = Fields::read(&map, path, default_id);
+    let mut problems = fields.as_ref().err().cloned().unwrap_or_default();
+    let (id, draft) = match &fields {
+        Ok(fields) => (fields.id.as_str(), fields.draft),
+        Err(_) => (
+            default_id,
+            map.bool("draft", &mut Vec::new()).unwrap_or(false),
+        ),
+    };
+    let url = format!("{org_url}/changelog/{id}/");
     let invalid = |url: &str, e: url::ParseError| {
         vec![Problem::file(
             path,
@@ -184,28 +210,37 @@ pub fn parse(
         entry: Url::parse(&url).map_err(|e| invalid(&url, e))?,
         site: Url::parse(website.unwrap_or(org_url)).map_err(|e| invalid(org_url, e))?,
     };
-    let mut warnings = fields.warnings(&map);
+    let mut warnings = match &fields {
+        Ok(fields) => fields.warnings(&map),
+        Err(_) => Vec::new(),
+    };
     warnings.extend(
         yaml::swallowed_text(split.yaml, split.yaml_line, &["title", "summary"])
             .into_iter()
             .map(|(line, column, message)| Problem::new(path, line, column, message)),
     );
-    let (image, image_at) = read_image(&map, &bases)?;
+    let (image, image_at) = read_image(&map, &bases).unwrap_or_else(|found| {
+        problems.extend(found);
+        (None, None)
+    });
     let body_start = text.len() - split.body.len();
-    let rendered = if fields.draft {
-        markdown::Rendered {
-            html: String::new(),
-            local_links: Vec::new(),
-            markdown: String::new(),
-        }
+    let unrendered = || markdown::Rendered {
+        html: String::new(),
+        local_links: Vec::new(),
+        markdown: String::new(),
+    };
+    let rendered = if draft {
+        unrendered()
     } else {
-        markdown::render(split.body, &bases, &fields.id, words)
-            .map_err(|refused| vec![refused_problem(path, text, body_start, &refused)])?
+        markdown::render(split.body, &bases, id, words).unwrap_or_else(|refused| {
+            problems.push(refused_problem(path, text, body_start, &refused));
+            unrendered()
+        })
     };
     if let Some(at) = split
         .body
         .find(crate::scaffold::PLACEHOLDER)
-        .filter(|_| !fields.draft)
+        .filter(|_| !draft)
     {
         let (line, column) = text::position(text, body_start + at);
         warnings.push(Problem::new(
@@ -230,6 +265,16 @@ pub fn parse(
                 }),
         );
     }
+    let fields = match fields {
+        Ok(fields) if problems.is_empty() => fields,
+        _ => {
+            return Err(Failed {
+                problems,
+                warnings,
+                local_links,
+            })
+        }
+    };
     let entry = Entry {
         content_html: rendered.html,
         markdown: rendered.markdown,

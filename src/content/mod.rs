@@ -359,7 +359,7 @@ pub struct Refused {
 /// whole; all its problems are returned together.
 pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Refused> {
     let words = crate::locale::Words::new(&folder.settings.language, &folder.settings.strings);
-    let parsed: Vec<Result<entry::Parsed, Vec<Problem>>> = folder
+    let parsed: Vec<Result<entry::Parsed, entry::Failed>> = folder
         .entry_files
         .par_iter()
         .filter_map(
@@ -374,10 +374,10 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Refused> {
                 )),
                 // Deleted since the folder was walked: as if the walk had come later.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => Some(Err(vec![Problem::file(
+                Err(e) => Some(Err(entry::Failed::from(vec![Problem::file(
                     &file.path,
                     format!("cannot read: {e}"),
-                )])),
+                )]))),
             },
         )
         .collect();
@@ -414,7 +414,16 @@ pub fn load_org(folder: &OrgFolder) -> Result<Loaded, Refused> {
                         .map(|link| (link.url, link.written, link.at)),
                 );
             }
-            Err(found) => problems.extend(found),
+            Err(failed) => {
+                problems.extend(failed.problems);
+                warnings.extend(failed.warnings);
+                links.extend(
+                    failed
+                        .local_links
+                        .into_iter()
+                        .map(|link| (link.url, link.written, link.at)),
+                );
+            }
         }
     }
     report_duplicate_ids(org.entries.iter().chain(&drafts), &mut problems);
@@ -448,6 +457,7 @@ pub fn check_entry(path: &Path, text: &str, default_id: &str) -> Result<(), Vec<
         &words,
     )
     .map(|_| ())
+    .map_err(|failed| failed.problems)
 }
 
 /// `markdown` with each relative link and image made absolute against `url` (root-relative

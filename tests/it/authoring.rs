@@ -370,3 +370,33 @@ fn check_warns_when_yaml_swallows_part_of_a_title_or_summary() {
     ];
     assert_eq!(stderr(&output).lines().collect::<Vec<_>>(), expected);
 }
+
+#[test]
+fn an_error_in_an_entry_hides_neither_its_other_problems_nor_its_warnings() {
+    let work = tempfile::tempdir().unwrap();
+    let acme = work.path().join("content/acme");
+    std::fs::create_dir_all(&acme).unwrap();
+    std::fs::write(
+        acme.join("c.md"),
+        "---\ntitle: Fix #1\ndate: 2026-02-01\nupdated: 2025-01-01\nimage: nope.png\n---\n![x](missing.png)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        acme.join("d.md"),
+        "---\ntitle: D\ndate: 2026-02-01\ntagz: [x]\n---\n[gone](../nowhere/)\n",
+    )
+    .unwrap();
+    let output = shiplog(work.path(), &["check"]);
+    assert_eq!(output.status.code(), Some(1));
+    let said = stderr(&output);
+    for expected in [
+        "content/acme/c.md:2:12: warning: ` #` starts a YAML comment",
+        "content/acme/c.md:4:10: `updated` (2025-01-01T00:00:00Z) is before `date`",
+        "content/acme/c.md:7:1: warning: `missing.png` leads to",
+        "content/acme/d.md:4:1: unknown key `tagz`",
+        "content/acme/d.md:6:1: warning: `../nowhere/` leads to",
+        "error: 2 problems and 3 warnings found; the content does not build",
+    ] {
+        assert!(said.contains(expected), "{expected} not in\n{said}");
+    }
+}
