@@ -134,7 +134,7 @@ pub fn new_org(content: &Path, org: &str) -> Result<Option<PathBuf>> {
 pub const PLACEHOLDER: &str = "Describe the change: what is new, who it is for, and how to use it.";
 
 /// Creates `path` (and its folders) with `text`; fails if it exists.
-fn write_new(path: &Path, text: &str) -> Result<()> {
+pub fn write_new(path: &Path, text: &str) -> Result<()> {
     let write_error = |source| Error::Write {
         path: path.to_path_buf(),
         source,

@@ -53,7 +53,8 @@ const DAY_FORMATS: &[&str] = &[
 pub enum Unreleased {
     /// Leave it out.
     Skip,
-    /// Make it a draft entry (id `unreleased`), dated `today`.
+    /// Make it a draft entry (id `unreleased`), dated as the newest version (`today` when
+    /// there is none).
     Draft,
 }
 
@@ -63,7 +64,7 @@ pub struct Settings<'a> {
     pub title: &'a str,
     /// What to do with `Unreleased`.
     pub unreleased: Unreleased,
-    /// The date of an unreleased draft.
+    /// The date of an unreleased draft when no version has one.
     pub today: NaiveDate,
 }
 
@@ -123,6 +124,17 @@ pub fn read(
             continue;
         }
         let Some(version) = version(&heading.text) else {
+            // After the first version, a heading of its level ends the version before it:
+            // what it holds goes nowhere, and is said so.
+            if !seen.is_empty() || !entries.is_empty() {
+                skipped.push(at(
+                    heading.range.start,
+                    format!(
+                        "skipped the heading `{}` and what it holds: it names no version",
+                        heading.text.trim()
+                    ),
+                ));
+            }
             continue;
         };
         let (line, _) = text::position(text, heading.range.start);
@@ -156,7 +168,13 @@ pub fn read(
         }
         seen.push((id.clone(), line));
         let date = if unreleased {
-            settings.today.format("%Y-%m-%d").to_string()
+            // The newest version's day, so that the draft is the same from run to run.
+            headings[i + 1..]
+                .iter()
+                .filter(|h| h.level == level)
+                .filter_map(|h| self::version(&h.text))
+                .find_map(|v| day(v.day).ok())
+                .unwrap_or_else(|| settings.today.format("%Y-%m-%d").to_string())
         } else {
             match day(version.day) {
                 Ok(date) => date,
@@ -198,13 +216,21 @@ pub fn read(
     }
 }
 
-/// Every heading of the file, ATX or setext, with the text it shows.
+/// Every heading of the file that stands on its own, ATX or setext, with the text it shows:
+/// not one inside a quote, a list or a footnote.
 fn headings<'t>(parser: impl Iterator<Item = (Event<'t>, Range<usize>)>) -> Vec<Heading> {
     let mut headings = Vec::new();
     let mut open: Option<Heading> = None;
+    let mut depth = 0usize;
     for (event, range) in parser {
         match event {
-            Event::Start(Tag::Heading { level, .. }) => {
+            Event::Start(
+                Tag::BlockQuote(_) | Tag::List(_) | Tag::Item | Tag::FootnoteDefinition(_),
+            ) => depth += 1,
+            Event::End(
+                TagEnd::BlockQuote(_) | TagEnd::List(_) | TagEnd::Item | TagEnd::FootnoteDefinition,
+            ) => depth = depth.saturating_sub(1),
+            Event::Start(Tag::Heading { level, .. }) if depth == 0 => {
                 open = Some(Heading {
                     level: level_number(level),
                     range,
@@ -283,7 +309,9 @@ fn day(written: Option<&str>) -> Result<String, String> {
         });
     parsed
         .map(|d| d.format("%Y-%m-%d").to_string())
-        .ok_or_else(|| format!("`{written}` is not a date shiplog reads: write it as `2026-03-01`"))
+        .ok_or_else(|| {
+            format!("`{written}` is not a date shiplog reads: write a day like `2026-03-01`")
+        })
 }
 
 /// A version's body (`range` of `text`) without link definitions and empty sections, with
@@ -337,7 +365,7 @@ fn body(
         }
     }
     body.push_str(&text[at.min(range.end)..range.end]);
-    let mut body = body.trim().to_string();
+    let mut body = body.trim().replace("\r\n", "\n");
     let lower = body.to_lowercase();
     let used: Vec<&str> = definitions
         .iter()

@@ -73,17 +73,36 @@ pub fn read(
         .link_rel(None)
         .add_tag_attributes("code", ["class"])
         .add_tags(["input"])
-        .add_tag_attributes("input", ["type", "checked", "disabled"]);
+        .add_tag_attributes("input", ["type", "checked", "disabled"])
+        // Unwrapped, their content kept: Atom's XHTML `<div>` would stay HTML otherwise.
+        .rm_tags(["div", "span"]);
     let mut problems = Vec::new();
     let mut entries: Vec<Imported> = Vec::new();
     let mut skipped = Vec::new();
     let mut cursor = 0;
     for (index, item) in feed.entries.iter().enumerate() {
         let link = item.links.first().map(|l| l.href.as_str());
-        // Where the item stands in the file: its id, searched from the previous item on.
-        let offset = source[cursor..]
-            .find(&item.id)
-            .map_or(cursor, |o| cursor + o);
+        // feed-rs makes an id up (a UUID, or a digest of the link) for an item without one:
+        // it is not in the file, and a UUID would differ on every run.
+        let written_id =
+            (!item.id.is_empty() && source.contains(&item.id)).then_some(item.id.as_str());
+        // Where the item stands in the file: its id (as an element's text or a JSON string
+        // first, not inside another word), searched from the previous item on.
+        let title_text = item.title.as_ref().map(|t| t.content.trim());
+        let needle = written_id.or(link).or(title_text).unwrap_or_default();
+        let offset = [
+            format!(">{needle}<"),
+            format!("\"{needle}\""),
+            needle.to_string(),
+        ]
+        .iter()
+        .filter(|_| !needle.is_empty())
+        .find_map(|pattern| {
+            source[cursor..]
+                .find(pattern.as_str())
+                .map(|o| cursor + o + usize::from(!pattern.starts_with(needle)))
+        })
+        .unwrap_or(cursor);
         cursor = (offset + 1).min(source.len());
         while !source.is_char_boundary(cursor) {
             cursor += 1;
@@ -92,8 +111,14 @@ pub fn read(
             let (line, column) = text::position(&source, offset);
             Problem::new(path, line, column, message)
         };
-        let name = format!("item {} (`{}`)", index + 1, item.id);
-        let id = item_id(&item.id, link);
+        let name = format!("item {} (`{}`)", index + 1, needle);
+        let Some(id) = written_id.or(link).map(item_id) else {
+            problems.push(here(format!(
+                "item {} has neither an id (`guid`, `id`) nor a link: its entry could not keep one id from run to run",
+                index + 1
+            )));
+            continue;
+        };
         if let Some(first) = entries.iter().find(|e| e.id == id) {
             skipped.push(here(format!(
                 "skipped {name}: its id `{id}` is the one of the item at line {}",
@@ -110,17 +135,30 @@ pub fn read(
         let title = item
             .title
             .as_ref()
-            .map(|t| t.content.split_whitespace().collect::<Vec<_>>().join(" "))
+            .map(|t| {
+                if t.content_type.as_str() == "text/plain" {
+                    t.content.split_whitespace().collect::<Vec<_>>().join(" ")
+                } else {
+                    crate::html::text_start(&cleaner.clean(&t.content).to_string(), usize::MAX)
+                }
+            })
             .unwrap_or_default();
         if title.is_empty() {
             problems.push(here(format!("{name} has no title")));
             continue;
         }
-        let content = item.content.as_ref().and_then(|c| c.body.as_deref());
+        let content = item.content.as_ref().and_then(|c| {
+            let body = c.body.as_deref()?;
+            Some(if c.content_type.as_str() == "text/plain" {
+                plain_text_html(body)
+            } else {
+                body.to_string()
+            })
+        });
         let summary = item.summary.as_ref();
         let (html, summary) = match (content, summary) {
             (Some(html), Some(summary)) if summary.content_type.as_str() == "text/plain" => (
-                html.to_string(),
+                html,
                 Some(
                     summary
                         .content
@@ -129,7 +167,10 @@ pub fn read(
                         .join(" "),
                 ),
             ),
-            (Some(html), _) => (html.to_string(), None),
+            (Some(html), _) => (html, None),
+            (None, Some(summary)) if summary.content_type.as_str() == "text/plain" => {
+                (plain_text_html(&summary.content), None)
+            }
             (None, Some(summary)) => (summary.content.clone(), None),
             (None, None) => (String::new(), None),
         };
@@ -184,19 +225,28 @@ pub fn read(
     }
 }
 
+/// Plain text (Atom `type="text"`, JSON Feed `content_text`) as HTML: every character
+/// escaped, paragraphs at blank lines, line breaks kept.
+fn plain_text_html(text: &str) -> String {
+    let text = text.replace("\r\n", "\n");
+    text.split("\n\n")
+        .map(str::trim)
+        .filter(|paragraph| !paragraph.is_empty())
+        .map(|paragraph| {
+            let lines: Vec<String> = paragraph.lines().map(crate::html::escape).collect();
+            format!("<p>{}</p>", lines.join("<br>"))
+        })
+        .collect()
+}
+
 fn rfc3339(date: DateTime<Utc>) -> String {
     date.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// An item's entry id: the last part of its id (`https://…/changelog/faster-exports/` →
-/// `faster-exports`, `tag:acme.example,2026:42` → `42`), or of its link when the feed gave
-/// no id (feed-rs then makes one of 32 hex digits).
-fn item_id(id: &str, link: Option<&str>) -> String {
-    let made_up = id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit());
-    let name = match link {
-        Some(link) if made_up || id.is_empty() => link,
-        _ => id,
-    };
+/// An item's entry id from its id, or its link when it has none: the last part
+/// (`https://…/changelog/faster-exports/` → `faster-exports`, `tag:acme.example,2026:42` →
+/// `42`).
+fn item_id(name: &str) -> String {
     let last = match Url::parse(name) {
         Ok(url) if url.has_host() => url
             .path_segments()
@@ -226,24 +276,19 @@ mod tests {
     #[test]
     fn item_ids_are_the_last_part_of_their_guid() {
         assert_eq!(
-            item_id("https://acme.example/changelog/faster-exports/", None),
+            item_id("https://acme.example/changelog/faster-exports/"),
             "faster-exports"
         );
+        assert_eq!(item_id("tag:acme.example,2026:Release-42"), "release-42");
         assert_eq!(
-            item_id("tag:acme.example,2026:Release-42", None),
-            "release-42"
-        );
-        assert_eq!(
-            item_id("urn:uuid:1b4e28ba-2fa1-11d2-883f-0016d3cca427", None),
+            item_id("urn:uuid:1b4e28ba-2fa1-11d2-883f-0016d3cca427"),
             "1b4e28ba-2fa1-11d2-883f-0016d3cca427"
         );
+        assert_eq!(item_id("https://x.example/p/caf%C3%A9"), "cafe");
+        assert_eq!(item_id("https://x.example/"), "x.example");
         assert_eq!(
-            item_id(
-                "0123456789abcdef0123456789abcdef",
-                Some("https://x.example/p/caf%C3%A9")
-            ),
-            "cafe"
+            plain_text_html("a <b>\r\nc\n\nd"),
+            "<p>a &lt;b&gt;<br>c</p><p>d</p>"
         );
-        assert_eq!(item_id("https://x.example/", None), "x.example");
     }
 }

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::content::check_id;
-use crate::error::{Error, Problem, Result};
+use crate::config::SiteConfig;
+use crate::content::{check_id, MAX_ENTRY_BYTES};
+use crate::error::{Error, Problem, Problems, Result};
 use crate::{atomic, scaffold, slug, yaml};
 
 /// One entry as an importer found it.
@@ -140,11 +141,43 @@ pub fn id_of(name: &str) -> String {
     id[..end].trim_end_matches(['-', '.']).to_string()
 }
 
-/// Checks every entry as a build would and writes those whose files are new (or, with
-/// `update`, differ). On any problem nothing is written and all problems are returned.
+/// Checks every entry as a build would, alone and then in its org with the org's other
+/// entries, and writes those whose files are new (or, with `update`, differ). On any
+/// problem nothing is written and all problems are returned.
 pub fn write(entries: &[Imported], skipped: Skipped, options: &Options<'_>) -> Result<Report> {
     slug::check_org(options.org).map_err(Error::Usage)?;
     let folder = options.content.join(options.org);
+    refuse_link(&folder)?;
+    let planned = plan(entries, &folder, options.update)?;
+    check_in_org(&planned, options)?;
+    let mut report = Report {
+        skipped,
+        ..Report::default()
+    };
+    if !options.dry_run {
+        report.new_org = scaffold::new_org(options.content, options.org)?;
+        for (path, outcome, text) in &planned {
+            match outcome {
+                Outcome::Added => scaffold::write_new(path, text)?,
+                Outcome::Updated => atomic::replace_durably(path, text.as_bytes())?,
+                Outcome::Unchanged | Outcome::Kept => {}
+            }
+        }
+    }
+    report.files = planned
+        .into_iter()
+        .map(|(path, outcome, _)| (path, outcome))
+        .collect();
+    Ok(report)
+}
+
+/// Each entry's file, what would happen to it, and its text; or every problem found in the
+/// entries alone (a bad id, an id twice, an entry a build would refuse).
+fn plan(
+    entries: &[Imported],
+    folder: &Path,
+    update: bool,
+) -> Result<Vec<(PathBuf, Outcome, String)>> {
     let mut problems = Vec::new();
     let mut planned = Vec::new();
     let mut seen: std::collections::HashMap<&str, &Problem> = std::collections::HashMap::new();
@@ -157,14 +190,23 @@ pub fn write(entries: &[Imported], skipped: Skipped, options: &Options<'_>) -> R
             problems.push(at(format!("cannot make an entry id of it: {message}")));
             continue;
         }
-        if let Some(first) = seen.insert(&entry.id, &entry.at) {
+        if let Some(first) = seen.get(entry.id.as_str()) {
             problems.push(at(format!(
                 "makes the entry `{}` a second time (first at line {})",
                 entry.id, first.line
             )));
             continue;
         }
+        seen.insert(&entry.id, &entry.at);
         let text = entry.text();
+        if text.len() as u64 > MAX_ENTRY_BYTES {
+            problems.push(at(format!(
+                "the entry `{}` it makes would be {} bytes; an entry file holds at most {MAX_ENTRY_BYTES}",
+                entry.id,
+                text.len()
+            )));
+            continue;
+        }
         let (flat, bundled) = (
             folder.join(format!("{}.md", entry.id)),
             folder.join(&entry.id).join("index.md"),
@@ -179,9 +221,13 @@ pub fn write(entries: &[Imported], skipped: Skipped, options: &Options<'_>) -> R
             continue;
         }
         let path = if bundled.exists() { bundled } else { flat };
+        if let Err(error) = refuse_link(&path) {
+            problems.push(at(error.to_string()));
+            continue;
+        }
         let outcome = match std::fs::read(&path) {
             Ok(existing) if existing == text.as_bytes() => Outcome::Unchanged,
-            Ok(_) if options.update => Outcome::Updated,
+            Ok(_) if update => Outcome::Updated,
             Ok(_) => Outcome::Kept,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Outcome::Added,
             Err(source) => return Err(Error::Read { path, source }),
@@ -189,29 +235,81 @@ pub fn write(entries: &[Imported], skipped: Skipped, options: &Options<'_>) -> R
         planned.push((path, outcome, text));
     }
     Error::check(problems)?;
-    let mut report = Report {
-        skipped,
-        ..Report::default()
+    Ok(planned)
+}
+
+/// Refuses to read or write through a symbolic link: it may lead out of the content folder.
+fn refuse_link(path: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.file_type().is_symlink() => Err(Error::Usage(format!(
+            "{} is a symbolic link; import writes only into the content folder itself",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Builds the org as it would be after the import, in a temporary copy, so that what only
+/// shows among all of its entries (an id another file already has, tags that would share a
+/// page, too many tags) is refused before anything is written. Problems name the real files.
+fn check_in_org(planned: &[(PathBuf, Outcome, String)], options: &Options<'_>) -> Result<()> {
+    let temporary = tempfile::tempdir().map_err(|source| Error::Write {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    let staged = temporary.path().join("content");
+    let folder = options.content.join(options.org);
+    let copy_error = |path: &Path, source| Error::Write {
+        path: path.to_path_buf(),
+        source,
     };
-    if !options.dry_run {
-        report.new_org = scaffold::new_org(options.content, options.org)?;
-        for (path, outcome, text) in &planned {
-            if matches!(outcome, Outcome::Added | Outcome::Updated) {
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(|source| Error::Write {
-                        path: parent.to_path_buf(),
-                        source,
-                    })?;
-                }
-                atomic::replace_durably(path, text.as_bytes())?;
-            }
+    for file in walkdir::WalkDir::new(&folder).into_iter().flatten() {
+        let relative = file
+            .path()
+            .strip_prefix(options.content)
+            .unwrap_or(file.path());
+        let target = staged.join(relative);
+        if file.file_type().is_dir() {
+            std::fs::create_dir_all(&target).map_err(|e| copy_error(&target, e))?;
+        } else if file.file_type().is_file() {
+            std::fs::copy(file.path(), &target).map_err(|e| copy_error(&target, e))?;
         }
     }
-    report.files = planned
-        .into_iter()
-        .map(|(path, outcome, _)| (path, outcome))
-        .collect();
-    Ok(report)
+    scaffold::new_org(&staged, options.org)?;
+    for (path, outcome, text) in planned {
+        if matches!(outcome, Outcome::Added | Outcome::Updated) {
+            let relative = path.strip_prefix(options.content).unwrap_or(path);
+            let target = staged.join(relative);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| copy_error(parent, e))?;
+            }
+            std::fs::write(&target, text).map_err(|e| copy_error(&target, e))?;
+        }
+    }
+    let org = options.org;
+    match crate::content::load_orgs(&staged, &SiteConfig::default(), |slug| slug == org) {
+        Ok(_) => Ok(()),
+        Err(Error::Invalid(found)) => Err(Error::Invalid(Problems::new(
+            found
+                .as_slice()
+                .iter()
+                .map(|problem| Problem {
+                    path: options
+                        .content
+                        .join(problem.path.strip_prefix(&staged).unwrap_or(&problem.path)),
+                    message: format!(
+                        "after the import: {}",
+                        problem.message.replace(
+                            &staged.to_string_lossy().into_owned(),
+                            &options.content.to_string_lossy()
+                        )
+                    ),
+                    ..problem.clone()
+                })
+                .collect(),
+        ))),
+        Err(other) => Err(other),
+    }
 }
 
 #[cfg(test)]

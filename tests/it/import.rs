@@ -214,12 +214,19 @@ fn a_keep_a_changelog_file_becomes_one_entry_per_version() {
         &["changelog", &source("keep-a-changelog.md"), "--org", "app"],
     );
     assert!(
-        said.contains("5 added, 0 changed (0 updated, 0 kept), 0 unchanged, 1 skipped"),
+        said.contains("5 added, 0 changed (0 updated, 0 kept), 0 unchanged, 2 skipped"),
         "{said}"
     );
     assert!(
         said.contains("keep-a-changelog.md:8:1: skipped `Unreleased`"),
         "{said}"
+    );
+    // A heading of the versions' level that names none is said to be skipped; headings in
+    // a list or a quote are no versions.
+    assert!(said.contains("keep-a-changelog.md:35:1: skipped the heading `Notes` and what it holds: it names no version"), "{said}");
+    assert!(
+        !dir.path().join("content/app/v6.6.6.md").exists()
+            && !dir.path().join("content/app/v7.7.7.md").exists()
     );
     let entry = read(dir.path(), "content/app/v1.2.0.md");
     assert!(entry.starts_with("---\ntitle: Version 1.2.0\ndate: 2026-03-01\ntags:\n- feature\n- fix\n---\n### Added\n"), "{entry}");
@@ -260,7 +267,9 @@ fn a_keep_a_changelog_file_becomes_one_entry_per_version() {
         said.contains("1 added, 5 changed (0 updated, 5 kept)"),
         "{said}"
     );
-    assert!(read(dir.path(), "content/app/unreleased.md").contains("draft: true"));
+    // Dated as the newest version, so that it is the same on every run.
+    assert!(read(dir.path(), "content/app/unreleased.md")
+        .contains("date: 2026-03-01\ntags:\n- feature\ndraft: true"));
     // Headings at level 1 (conventional-changelog) and 3.
     import(
         dir.path(),
@@ -411,5 +420,91 @@ fn bad_sources_get_located_problems_and_write_nothing() {
             !dir.path().join("content").exists(),
             "{args:?} wrote something"
         );
+    }
+}
+
+#[test]
+fn a_feed_item_needs_an_id_or_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = shiplog(
+        dir.path(),
+        &[
+            "import",
+            "feed",
+            &source("no-id.json"),
+            "--org",
+            "o",
+            "--content",
+            "content",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output)
+            .contains("no-id.json:6:16: item 2 has neither an id (`guid`, `id`) nor a link"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!dir.path().join("content").exists());
+}
+
+#[test]
+fn what_only_shows_among_the_orgs_entries_is_refused_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    // An entry of the org, in a sub-folder, already has the id a release makes.
+    let old = dir.path().join("content/app/2026");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::write(
+        old.join("first.md"),
+        "---\ntitle: First\nid: v1.0.0\ndate: 2026-01-01\ntags: [x]\n---\nHi.\n",
+    )
+    .unwrap();
+    let output = shiplog(
+        dir.path(),
+        &[
+            "import",
+            "github-releases",
+            &source("releases.json"),
+            "--org",
+            "app",
+            "--content",
+            "content",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("after the import: duplicate id `v1.0.0`"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!stderr(&output).contains("/tmp"), "{}", stderr(&output));
+    assert!(!dir.path().join("content/app/v1.1.0.md").exists());
+    // A symbolic link is neither read nor written through.
+    #[cfg(unix)]
+    {
+        std::fs::remove_dir_all(&old).unwrap();
+        let outside = dir.path().join("outside.md");
+        std::fs::write(&outside, "mine").unwrap();
+        std::os::unix::fs::symlink(&outside, dir.path().join("content/app/v1.1.0.md")).unwrap();
+        let output = shiplog(
+            dir.path(),
+            &[
+                "import",
+                "github-releases",
+                &source("releases.json"),
+                "--org",
+                "app",
+                "--content",
+                "content",
+                "--update",
+            ],
+        );
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("is a symbolic link"),
+            "{}",
+            stderr(&output)
+        );
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine");
     }
 }
