@@ -133,8 +133,8 @@ pub fn new_org(content: &Path, org: &str) -> Result<Option<PathBuf>> {
 /// that it is never published.
 pub const PLACEHOLDER: &str = "Describe the change: what is new, who it is for, and how to use it.";
 
-/// Creates `path` (and its folders) with `text`; fails if it exists.
-pub fn write_new(path: &Path, text: &str) -> Result<()> {
+/// Creates `path` (and its folders) with `bytes`; fails if it exists.
+pub fn write_new(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
     let write_error = |source| Error::Write {
         path: path.to_path_buf(),
         source,
@@ -153,5 +153,5 @@ pub fn write_new(path: &Path, text: &str) -> Result<()> {
                 write_error(source)
             }
         })?;
-    file.write_all(text.as_bytes()).map_err(write_error)
+    file.write_all(bytes.as_ref()).map_err(write_error)
 }

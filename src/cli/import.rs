@@ -39,11 +39,15 @@ pub enum Command {
     },
     /// Import the items of an RSS 2.0, Atom 1.0 or JSON Feed, from a file or an http(s) URL.
     #[command(
-        after_help = "Examples:\n  shiplog import feed https://acme.example/changelog/rss --org acme\n  shiplog import feed feed.xml --org acme --dry-run"
+        after_help = "Examples:\n  shiplog import feed https://acme.example/changelog/rss --org acme\n  shiplog import feed feed.xml --org acme --dry-run\n  shiplog import feed https://acme.example/changelog/rss --org acme --download-images"
     )]
     Feed {
         /// The feed's file or http(s) URL.
         location: String,
+        /// Download the images the entries show into each entry's folder (at most 10 MiB
+        /// each) instead of keeping their addresses.
+        #[arg(long)]
+        download_images: bool,
         #[command(flatten)]
         common: Common,
     },
@@ -86,9 +90,17 @@ pub fn run(command: Command) -> Result<(), Error> {
             let text = read_text(&file)?;
             (import::releases::read(&file, &text), common)
         }
-        Command::Feed { location, common } => {
+        Command::Feed {
+            location,
+            download_images,
+            common,
+        } => {
             let bytes = import::feed::fetch(&location)?;
-            (import::feed::read(Path::new(&location), &bytes), common)
+            let images = download_images.then(import::feed::Images::default);
+            (
+                import::feed::read(Path::new(&location), &bytes, images.as_ref()),
+                common,
+            )
         }
     };
     let (entries, skipped): (Vec<Imported>, Skipped) =

@@ -207,6 +207,7 @@ pub fn read(
             summary: None,
             body,
             at: at(heading.range.start, String::new()),
+            assets: Vec::new(),
         });
     }
     if problems.is_empty() {

@@ -7,12 +7,38 @@ use std::time::Duration;
 use chrono::{DateTime, SecondsFormat, Utc};
 use url::Url;
 
-use super::{id_of, Imported, Skipped};
+use super::{id_of, Asset, Imported, Skipped};
 use crate::error::{Error, Problem, Result};
 use crate::text;
 
 /// The most a feed may weigh, read from a file or the network.
 pub const MAX_FEED_BYTES: u64 = 32 * 1024 * 1024;
+
+/// The most one downloaded image may weigh (`--download-images`).
+pub const MAX_IMAGE_BYTES: u64 = 10 * 1024 * 1024;
+
+/// The picture types a build publishes, by extension, and the media type of each.
+const PICTURES: &[(&str, &str)] = &[
+    ("png", "image/png"),
+    ("apng", "image/apng"),
+    ("jpg", "image/jpeg"),
+    ("jpeg", "image/jpeg"),
+    ("gif", "image/gif"),
+    ("webp", "image/webp"),
+    ("avif", "image/avif"),
+    ("svg", "image/svg+xml"),
+    ("bmp", "image/bmp"),
+    ("ico", "image/x-icon"),
+];
+
+/// An HTTP client that gives up after a minute and follows redirects.
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(60)))
+        .user_agent(concat!("shiplog/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into()
+}
 
 /// The bytes of the feed at `location`: an `http(s)://` URL, or a file.
 pub fn fetch(location: &str) -> Result<Vec<u8>> {
@@ -24,11 +50,7 @@ pub fn fetch(location: &str) -> Result<Vec<u8>> {
             }
         });
     }
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(60)))
-        .user_agent(concat!("shiplog/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
+    let agent = agent();
     let fail = |why: String| Error::Usage(format!("cannot fetch {location}: {why}"));
     let mut response = agent
         .get(location)
@@ -42,11 +64,113 @@ pub fn fetch(location: &str) -> Result<Vec<u8>> {
         .map_err(|e| fail(e.to_string()))
 }
 
-/// Reads the feed `bytes` (from `path`, a file or URL as given) as entries. Items with an
-/// id already taken by an earlier item are skipped. All problems are returned together.
+/// Downloads the images an entry shows into its folder (`--download-images`).
+pub struct Images {
+    agent: ureq::Agent,
+}
+
+impl Default for Images {
+    fn default() -> Self {
+        Images { agent: agent() }
+    }
+}
+
+impl Images {
+    /// `markdown` with each `http(s)` image it shows downloaded and written as a file of the
+    /// entry's folder (`chart.png`), and the files; an image that cannot be had (too large,
+    /// not a picture, not there) keeps its address, and why is said.
+    fn localize(&self, markdown: &str) -> (String, Vec<Asset>, Vec<String>) {
+        let mut urls: Vec<String> = Vec::new();
+        for event in pulldown_cmark::Parser::new_ext(markdown, pulldown_cmark::Options::all()) {
+            if let pulldown_cmark::Event::Start(pulldown_cmark::Tag::Image { dest_url, .. }) = event
+            {
+                let url = dest_url.to_string();
+                if (url.starts_with("https://") || url.starts_with("http://"))
+                    && !urls.contains(&url)
+                {
+                    urls.push(url);
+                }
+            }
+        }
+        let mut markdown = markdown.to_string();
+        let mut files: Vec<Asset> = Vec::new();
+        let mut notes = Vec::new();
+        for url in urls {
+            match self.picture(&url) {
+                Ok((stem, extension, bytes)) => {
+                    let mut name = format!("{stem}.{extension}");
+                    let mut n = 2;
+                    while files.iter().any(|(taken, _)| *taken == name) {
+                        name = format!("{stem}-{n}.{extension}");
+                        n += 1;
+                    }
+                    for (from, to) in [("](", ")"), ("](", " "), ("](<", ">")] {
+                        markdown = markdown
+                            .replace(&format!("{from}{url}{to}"), &format!("{from}{name}{to}"));
+                    }
+                    files.push((name, bytes));
+                }
+                Err(why) => notes.push(format!("kept the image {url} as an address: {why}")),
+            }
+        }
+        (markdown, files, notes)
+    }
+
+    /// The picture at `url`: a name for it, its extension, and its bytes.
+    fn picture(&self, url: &str) -> std::result::Result<(String, &'static str, Vec<u8>), String> {
+        let mut response = self.agent.get(url).call().map_err(|e| e.to_string())?;
+        let media_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        let last = Url::parse(url)
+            .ok()
+            .and_then(|u| {
+                u.path_segments()?
+                    .rfind(|s| !s.is_empty())
+                    .map(percent_decode)
+            })
+            .unwrap_or_default();
+        let (stem, written) = last.rsplit_once('.').unwrap_or((&last, ""));
+        let written = written.to_ascii_lowercase();
+        let extension = PICTURES
+            .iter()
+            .find(|(extension, _)| *extension == written)
+            .or_else(|| PICTURES.iter().find(|(_, media)| *media == media_type))
+            .map(|(extension, _)| *extension)
+            .ok_or_else(|| format!("it is not a picture (`{media_type}`)"))?;
+        let bytes = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_IMAGE_BYTES)
+            .read_to_vec()
+            .map_err(|e| format!("{e} (at most {MAX_IMAGE_BYTES} bytes)"))?;
+        let stem = id_of(stem);
+        Ok((
+            if stem.is_empty() {
+                "image".to_string()
+            } else {
+                stem
+            },
+            extension,
+            bytes,
+        ))
+    }
+}
+
+/// Reads the feed `bytes` (from `path`, a file or URL as given) as entries, downloading the
+/// images they show with `images`. Items with an id already taken by an earlier item are
+/// skipped. All problems are returned together.
 pub fn read(
     path: &Path,
     bytes: &[u8],
+    images: Option<&Images>,
 ) -> std::result::Result<(Vec<Imported>, Skipped), Vec<Problem>> {
     let source = String::from_utf8_lossy(bytes);
     let feed = feed_rs::parser::parse(bytes).map_err(|e| {
@@ -193,6 +317,18 @@ pub fn read(
                 continue;
             }
         };
+        let (body, assets) = match images {
+            Some(images) => {
+                let (body, files, notes) = images.localize(&body);
+                skipped.extend(
+                    notes
+                        .into_iter()
+                        .map(|note| here(format!("{name}: {note}"))),
+                );
+                (body, files)
+            }
+            None => (body, Vec::new()),
+        };
         let updated = item
             .updated
             .filter(|u| item.published.is_some() && *u != date);
@@ -213,6 +349,7 @@ pub fn read(
             summary: summary.filter(|s| !s.is_empty()),
             body,
             at: here(String::new()),
+            assets,
         });
     }
     if entries.is_empty() && problems.is_empty() {

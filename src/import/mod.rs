@@ -38,7 +38,12 @@ pub struct Imported {
     pub body: String,
     /// Where the source holds it (an empty message), for problems.
     pub at: Problem,
+    /// Files that go with it into the folder `<id>/` beside it (downloaded images).
+    pub assets: Vec<Asset>,
 }
+
+/// A file that goes with an entry: its name and bytes.
+pub type Asset = (String, Vec<u8>);
 
 /// What the source held besides entries: items left out, each with where and why.
 pub type Skipped = Vec<Problem>;
@@ -71,7 +76,8 @@ pub enum Outcome {
 /// What [`write`] did, entry by entry.
 #[derive(Debug, Default)]
 pub struct Report {
-    /// Each entry's file and what happened to it, in the source's order.
+    /// Each entry's file (and each of its assets) and what happened to it, in the source's
+    /// order.
     pub files: Vec<(PathBuf, Outcome)>,
     /// The `_org.yaml` made for a new org.
     pub new_org: Option<PathBuf>,
@@ -156,10 +162,10 @@ pub fn write(entries: &[Imported], skipped: Skipped, options: &Options<'_>) -> R
     };
     if !options.dry_run {
         report.new_org = scaffold::new_org(options.content, options.org)?;
-        for (path, outcome, text) in &planned {
+        for (path, outcome, bytes) in &planned {
             match outcome {
-                Outcome::Added => scaffold::write_new(path, text)?,
-                Outcome::Updated => atomic::replace_durably(path, text.as_bytes())?,
+                Outcome::Added => scaffold::write_new(path, bytes)?,
+                Outcome::Updated => atomic::replace_durably(path, bytes)?,
                 Outcome::Unchanged | Outcome::Kept => {}
             }
         }
@@ -171,13 +177,12 @@ pub fn write(entries: &[Imported], skipped: Skipped, options: &Options<'_>) -> R
     Ok(report)
 }
 
-/// Each entry's file, what would happen to it, and its text; or every problem found in the
-/// entries alone (a bad id, an id twice, an entry a build would refuse).
-fn plan(
-    entries: &[Imported],
-    folder: &Path,
-    update: bool,
-) -> Result<Vec<(PathBuf, Outcome, String)>> {
+/// What would happen to a file, and its bytes.
+type Planned = (PathBuf, Outcome, Vec<u8>);
+
+/// Each entry's file (and its assets'), what would happen to it, and its bytes; or every
+/// problem found in the entries alone (a bad id, an id twice, an entry a build would refuse).
+fn plan(entries: &[Imported], folder: &Path, update: bool) -> Result<Vec<Planned>> {
     let mut problems = Vec::new();
     let mut planned = Vec::new();
     let mut seen: std::collections::HashMap<&str, &Problem> = std::collections::HashMap::new();
@@ -221,18 +226,24 @@ fn plan(
             continue;
         }
         let path = if bundled.exists() { bundled } else { flat };
-        if let Err(error) = refuse_link(&path) {
-            problems.push(at(error.to_string()));
-            continue;
+        let assets = entry
+            .assets
+            .iter()
+            .map(|(name, bytes)| (folder.join(&entry.id).join(name), bytes.clone()));
+        for (path, bytes) in std::iter::once((path, text.into_bytes())).chain(assets) {
+            if let Err(error) = refuse_link(&path) {
+                problems.push(at(error.to_string()));
+                continue;
+            }
+            let outcome = match std::fs::read(&path) {
+                Ok(existing) if existing == bytes => Outcome::Unchanged,
+                Ok(_) if update => Outcome::Updated,
+                Ok(_) => Outcome::Kept,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Outcome::Added,
+                Err(source) => return Err(Error::Read { path, source }),
+            };
+            planned.push((path, outcome, bytes));
         }
-        let outcome = match std::fs::read(&path) {
-            Ok(existing) if existing == text.as_bytes() => Outcome::Unchanged,
-            Ok(_) if update => Outcome::Updated,
-            Ok(_) => Outcome::Kept,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Outcome::Added,
-            Err(source) => return Err(Error::Read { path, source }),
-        };
-        planned.push((path, outcome, text));
     }
     Error::check(problems)?;
     Ok(planned)
@@ -252,7 +263,7 @@ fn refuse_link(path: &Path) -> Result<()> {
 /// Builds the org as it would be after the import, in a temporary copy, so that what only
 /// shows among all of its entries (an id another file already has, tags that would share a
 /// page, too many tags) is refused before anything is written. Problems name the real files.
-fn check_in_org(planned: &[(PathBuf, Outcome, String)], options: &Options<'_>) -> Result<()> {
+fn check_in_org(planned: &[Planned], options: &Options<'_>) -> Result<()> {
     let temporary = tempfile::tempdir().map_err(|source| Error::Write {
         path: std::env::temp_dir(),
         source,

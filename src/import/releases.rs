@@ -123,6 +123,7 @@ pub fn read(path: &Path, text: &str) -> Result<(Vec<Imported>, Skipped), Vec<Pro
                 .replace("\r\n", "\n")
                 .replace('\r', "\n"),
             at: here(String::new()),
+            assets: Vec::new(),
         });
     }
     if problems.is_empty() {

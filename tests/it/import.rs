@@ -508,3 +508,98 @@ fn what_only_shows_among_the_orgs_entries_is_refused_before_writing() {
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine");
     }
 }
+
+/// A web server on a free port of loopback that answers each path of `files` with its media
+/// type and bytes, and anything else with 404; it runs until the test ends.
+fn serve(files: Vec<(&'static str, &'static str, Vec<u8>)>) -> u16 {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(&stream);
+            let mut request = String::new();
+            let _ = reader.read_line(&mut request);
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let path = request.split_whitespace().nth(1).unwrap_or_default();
+            let (status, media, body) = match files.iter().find(|(p, _, _)| *p == path) {
+                Some((_, media, body)) => ("200 OK", *media, body.as_slice()),
+                None => ("404 Not Found", "text/plain", &b"no"[..]),
+            };
+            let mut stream = &stream;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\ncontent-type: {media}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(body);
+        }
+    });
+    port
+}
+
+#[test]
+fn download_images_brings_each_picture_into_the_entrys_folder() {
+    let chart = crate::support::png_header(40, 30);
+    let port = serve(vec![
+        ("/feed.xml", "application/rss+xml", Vec::new()),
+        ("/shots/chart.png", "image/png", chart.clone()),
+        ("/shots/photo", "image/png", chart.clone()),
+        ("/big.png", "image/png", vec![0; 11 << 20]),
+        ("/page.html", "text/html", b"<p>hi</p>".to_vec()),
+    ]);
+    let base = format!("http://127.0.0.1:{port}");
+    let feed = format!(
+        r#"<?xml version="1.0"?>
+<rss version="2.0"><channel><title>t</title><link>{base}/</link><description>d</description>
+<item><title>Pictures</title><guid>{base}/updates/pictures</guid><link>{base}/updates/pictures</link>
+<pubDate>Sun, 01 Feb 2026 08:00:00 GMT</pubDate><category>x</category>
+<description><![CDATA[<p><img src="/shots/chart.png" alt="chart"> <img src="{base}/shots/photo" alt="photo"> <img src="{base}/big.png" alt="big"> <img src="{base}/page.html" alt="page"> <img src="{base}/missing.png" alt="missing"></p>]]></description>
+</item></channel></rss>"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("feed.xml"), feed).unwrap();
+    let said = import(
+        dir.path(),
+        &["feed", "feed.xml", "--org", "o", "--download-images"],
+    );
+    let entry = read(dir.path(), "content/o/pictures.md");
+    assert!(
+        entry.contains("![chart](chart.png) ![photo](photo.png)"),
+        "{entry}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("content/o/pictures/chart.png")).unwrap(),
+        chart
+    );
+    assert!(dir.path().join("content/o/pictures/photo.png").exists());
+    for kept in ["big.png", "page.html", "missing.png"] {
+        assert!(
+            entry.contains(&format!("]({base}/{kept})")),
+            "{kept}: {entry}"
+        );
+        assert!(
+            said.contains(&format!("kept the image {base}/{kept} as an address")),
+            "{kept}: {said}"
+        );
+    }
+    assert!(said.contains("at most 10485760 bytes"), "{said}");
+    assert!(said.contains("it is not a picture (`text/html`)"), "{said}");
+    // The next run finds the same files; the build publishes them beside the entry.
+    let said = import(
+        dir.path(),
+        &["feed", "feed.xml", "--org", "o", "--download-images"],
+    );
+    assert!(
+        said.contains("0 added, 0 changed (0 updated, 0 kept), 3 unchanged"),
+        "{said}"
+    );
+    generate(dir.path());
+    assert!(dir
+        .path()
+        .join("public/o/changelog/pictures/chart.png")
+        .exists());
+}

@@ -118,7 +118,6 @@ impl Build {
     }
 }
 
-/// The ids of a JSON feed's items, in order.
 /// The start of a PNG file of `width` × `height` pixels: enough for its size to be read.
 pub fn png_header(width: u32, height: u32) -> Vec<u8> {
     let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
@@ -128,6 +127,7 @@ pub fn png_header(width: u32, height: u32) -> Vec<u8> {
     png
 }
 
+/// The ids of a JSON feed's items, in order.
 pub fn item_ids(feed: &serde_json::Value) -> Vec<&str> {
     feed["items"]
         .as_array()
