@@ -656,16 +656,21 @@ fn report_broken_links(
     warnings: &mut Vec<Problem>,
 ) {
     let changelog = format!("{}/changelog/", org.url);
+    let tags: std::collections::HashSet<String> = org
+        .entries
+        .iter()
+        .flat_map(|entry| &entry.tags)
+        .map(|tag| crate::slug::of_tag(tag))
+        .collect();
     for (url, written, at) in links {
         let Some(path) = changelog_path(url.as_str(), &changelog) else {
             continue;
         };
         let path = path.strip_suffix("index.html").unwrap_or(&path);
-        let generated = path.is_empty()
-            || path.starts_with("page/")
-            || path.starts_with("tags/")
-            || ["feed.xml", "feed.json", "atom.xml", "llms.txt"].contains(&path);
-        if generated || files.contains_key(path) || files.contains_key(&format!("{path}/")) {
+        if is_generated(org, &tags, path)
+            || files.contains_key(path)
+            || files.contains_key(&format!("{path}/"))
+        {
             continue;
         }
         // What the author wrote first: that is what they will look for in the file.
@@ -676,6 +681,26 @@ fn report_broken_links(
             format!("`{written}` leads to `{url}`, which is not published: no file or entry of the org folder is there")
         };
         warnings.push(Problem { message, ..at });
+    }
+}
+
+/// Whether the build writes `path` (under the org's `changelog/`) itself: the first page,
+/// the feeds and scripts, a later page that the entries fill (counting scheduled ones, which
+/// may be out by build time), a tag's page or feeds (`tags`: the slugs of the org's tags).
+fn is_generated(org: &Org, tags: &std::collections::HashSet<String>, path: &str) -> bool {
+    if path.is_empty() || (RESERVED_IDS.contains(&path) && !matches!(path, "page" | "tags")) {
+        return true;
+    }
+    let (folder, rest) = path.split_once('/').unwrap_or((path, ""));
+    let name = rest.split('/').next().unwrap_or_default();
+    match folder {
+        "page" => {
+            let pages = org.entries.len().div_ceil(org.settings.page_size.max(1));
+            name.parse::<usize>()
+                .is_ok_and(|n| (2..=pages).contains(&n))
+        }
+        "tags" => tags.contains(name),
+        _ => false,
     }
 }
 

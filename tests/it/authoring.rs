@@ -60,9 +60,13 @@ fn check_reports_warnings_with_positions_and_strict_fails_on_them() {
         "content/acme/linked.md:2:1: warning: the entry has no tags; tags let readers follow only what matters to them",
         "content/acme/linked.md:2:8: warning: the title is longer than 100 characters; put the details in the text",
         "content/acme/linked.md:5:70: warning: a root-relative link resolves to `http://acme.localhost:8080/docs/x`, on the changelog's own host; set `website` in _org.yaml to the org's main site (like `website: https://www.example.com`)",
-        "content/acme/linked.md:8:9: warning: `missing.png` leads to `http://acme.localhost:8080/changelog/linked/missing.png`, which is not published: no file or entry of the org folder is there",
-        "content/acme/linked.md:8:37: warning: `../secret/` links to a draft (`http://acme.localhost:8080/changelog/secret/`), which is not published",
-        "checked 1 organization and 2 entries: no problems, 5 warnings",
+        "content/acme/linked.md:9:9: warning: `missing.png` leads to `http://acme.localhost:8080/changelog/linked/missing.png`, which is not published: no file or entry of the org folder is there",
+        "content/acme/linked.md:9:37: warning: `../secret/` links to a draft (`http://acme.localhost:8080/changelog/secret/`), which is not published",
+        // A page the entries do not fill, a tag no entry has; not the widget, the search
+        // script or a tag's page, which the build writes.
+        "content/acme/linked.md:10:9: warning: `../page/9/` leads to `http://acme.localhost:8080/changelog/page/9/`, which is not published: no file or entry of the org folder is there",
+        "content/acme/linked.md:10:31: warning: `../tags/nothing/` leads to `http://acme.localhost:8080/changelog/tags/nothing/`, which is not published: no file or entry of the org folder is there",
+        "checked 1 organization and 2 entries: no problems, 7 warnings",
     ];
     assert_eq!(stderr(&output).lines().collect::<Vec<_>>(), expected);
     assert!(stdout(&output).is_empty());
@@ -71,7 +75,7 @@ fn check_reports_warnings_with_positions_and_strict_fails_on_them() {
     // Its last line says why it failed.
     assert_eq!(
         stderr(&strict).lines().last(),
-        Some("error: checked 1 organization and 2 entries: no problems, 5 warnings; --strict fails on warnings")
+        Some("error: checked 1 organization and 2 entries: no problems, 7 warnings; --strict fails on warnings")
     );
 }
 
