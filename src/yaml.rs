@@ -275,13 +275,59 @@ fn hint(message: &str, line: &str) -> Option<String> {
     }
     if message.starts_with("mapping values are not allowed") {
         let (key, value) = line.split_once(": ")?;
-        let value = value.trim();
+        // A comment after the value is not part of it.
+        let value = value.split(" #").next().unwrap_or(value).trim();
+        let key = key.trim_end();
         if written_key(line).is_some() && !value.starts_with(['"', '\'']) {
+            if key == "tags" {
+                let items: Vec<String> = value
+                    .split(',')
+                    .map(str::trim)
+                    .map(|tag| match tag.contains(": ") {
+                        true => serde_json::to_string(tag).unwrap_or_default(),
+                        false => tag.to_string(),
+                    })
+                    .collect();
+                return Some(format!(
+                    "tags are a list, and a tag holding `: ` must be quoted: `tags: [{}]`",
+                    items.join(", ")
+                ));
+            }
             return Some(format!(
-                "a value holding `: ` must be quoted: `{}: {}`",
-                key.trim_end(),
+                "a value holding `: ` must be quoted: `{key}: {}`",
                 serde_json::to_string(value).ok()?
             ));
+        }
+    }
+    // `title: [Beta] new`, `title: @team`: a character YAML reads as the start of
+    // something else.
+    if let (Some(key), Some((_, value))) = (written_key(line), line.split_once(": ")) {
+        let value = value.trim();
+        if key != "tags" && value.starts_with(['[', '{', '@', '`', '*', '!', '%', '&', '|', '>']) {
+            let start = match &value[..1] {
+                "`" => "a backtick".to_string(),
+                other => format!("`{other}`"),
+            };
+            return Some(format!(
+                "a value starting with {start} must be quoted: `{key}: {}`",
+                serde_json::to_string(value).ok()?
+            ));
+        }
+    }
+    // `title: "Say "hi" now"`: the value ends at its second quote.
+    if let (Some(key), Some((_, value))) = (written_key(line), line.split_once(": ")) {
+        let value = value.trim();
+        if let Some(quote) = value.chars().next().filter(|c| matches!(c, '"' | '\'')) {
+            let inner = &value[1..value.len().saturating_sub(1).max(1)];
+            if value.len() > 2 && value.ends_with(quote) && inner.contains(quote) {
+                let fixed = match (quote, inner.contains('\'')) {
+                    ('"', false) => format!("'{inner}'"),
+                    _ => serde_json::to_string(inner).ok()?,
+                };
+                return Some(format!(
+                    "the value ends at its second `{quote}`: write it in the other quotes, `{key}: {fixed}`"
+                ));
+            }
         }
     }
     if message == "a quoted value is never closed" {
