@@ -96,7 +96,7 @@ pub fn run(command: Command) -> Result<(), Error> {
             common,
         } => {
             let bytes = import::feed::fetch(&location)?;
-            let images = download_images.then(import::feed::Images::default);
+            let images = download_images.then(import::images::Images::default);
             (
                 import::feed::read(Path::new(&location), &bytes, images.as_ref()),
                 common,

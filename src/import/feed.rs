@@ -1,35 +1,22 @@
 //! Any RSS 2.0, Atom 1.0 or JSON Feed (read by `feed-rs`), a hosted changelog's only export:
 //! each item an entry, its HTML turned into Markdown (`htmd`), its categories its tags.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use url::Url;
 
+use super::images::Images;
 use super::{id_of, Asset, Imported, Skipped};
 use crate::error::{Error, Problem, Result};
 use crate::text;
 
 /// The most a feed may weigh, read from a file or the network.
 pub const MAX_FEED_BYTES: u64 = 32 * 1024 * 1024;
-
-/// The most one downloaded image may weigh (`--download-images`).
-pub const MAX_IMAGE_BYTES: u64 = 10 * 1024 * 1024;
-
-/// The picture types a build publishes, by extension, and the media type of each.
-const PICTURES: &[(&str, &str)] = &[
-    ("png", "image/png"),
-    ("apng", "image/apng"),
-    ("jpg", "image/jpeg"),
-    ("jpeg", "image/jpeg"),
-    ("gif", "image/gif"),
-    ("webp", "image/webp"),
-    ("avif", "image/avif"),
-    ("svg", "image/svg+xml"),
-    ("bmp", "image/bmp"),
-    ("ico", "image/x-icon"),
-];
 
 /// An HTTP client that gives up after a minute and follows redirects.
 fn agent() -> ureq::Agent {
@@ -64,106 +51,6 @@ pub fn fetch(location: &str) -> Result<Vec<u8>> {
         .map_err(|e| fail(e.to_string()))
 }
 
-/// Downloads the images an entry shows into its folder (`--download-images`).
-pub struct Images {
-    agent: ureq::Agent,
-}
-
-impl Default for Images {
-    fn default() -> Self {
-        Images { agent: agent() }
-    }
-}
-
-impl Images {
-    /// `markdown` with each `http(s)` image it shows downloaded and written as a file of the
-    /// entry's folder (`chart.png`), and the files; an image that cannot be had (too large,
-    /// not a picture, not there) keeps its address, and why is said.
-    fn localize(&self, markdown: &str) -> (String, Vec<Asset>, Vec<String>) {
-        let mut urls: Vec<String> = Vec::new();
-        for event in pulldown_cmark::Parser::new_ext(markdown, pulldown_cmark::Options::all()) {
-            if let pulldown_cmark::Event::Start(pulldown_cmark::Tag::Image { dest_url, .. }) = event
-            {
-                let url = dest_url.to_string();
-                if (url.starts_with("https://") || url.starts_with("http://"))
-                    && !urls.contains(&url)
-                {
-                    urls.push(url);
-                }
-            }
-        }
-        let mut markdown = markdown.to_string();
-        let mut files: Vec<Asset> = Vec::new();
-        let mut notes = Vec::new();
-        for url in urls {
-            match self.picture(&url) {
-                Ok((stem, extension, bytes)) => {
-                    let mut name = format!("{stem}.{extension}");
-                    let mut n = 2;
-                    while files.iter().any(|(taken, _)| *taken == name) {
-                        name = format!("{stem}-{n}.{extension}");
-                        n += 1;
-                    }
-                    for (from, to) in [("](", ")"), ("](", " "), ("](<", ">")] {
-                        markdown = markdown
-                            .replace(&format!("{from}{url}{to}"), &format!("{from}{name}{to}"));
-                    }
-                    files.push((name, bytes));
-                }
-                Err(why) => notes.push(format!("kept the image {url} as an address: {why}")),
-            }
-        }
-        (markdown, files, notes)
-    }
-
-    /// The picture at `url`: a name for it, its extension, and its bytes.
-    fn picture(&self, url: &str) -> std::result::Result<(String, &'static str, Vec<u8>), String> {
-        let mut response = self.agent.get(url).call().map_err(|e| e.to_string())?;
-        let media_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase();
-        let last = Url::parse(url)
-            .ok()
-            .and_then(|u| {
-                u.path_segments()?
-                    .rfind(|s| !s.is_empty())
-                    .map(percent_decode)
-            })
-            .unwrap_or_default();
-        let (stem, written) = last.rsplit_once('.').unwrap_or((&last, ""));
-        let written = written.to_ascii_lowercase();
-        let extension = PICTURES
-            .iter()
-            .find(|(extension, _)| *extension == written)
-            .or_else(|| PICTURES.iter().find(|(_, media)| *media == media_type))
-            .map(|(extension, _)| *extension)
-            .ok_or_else(|| format!("it is not a picture (`{media_type}`)"))?;
-        let bytes = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_IMAGE_BYTES)
-            .read_to_vec()
-            .map_err(|e| format!("{e} (at most {MAX_IMAGE_BYTES} bytes)"))?;
-        let stem = id_of(stem);
-        Ok((
-            if stem.is_empty() {
-                "image".to_string()
-            } else {
-                stem
-            },
-            extension,
-            bytes,
-        ))
-    }
-}
-
 /// Reads the feed `bytes` (from `path`, a file or URL as given) as entries, downloading the
 /// images they show with `images`. Items with an id already taken by an earlier item are
 /// skipped. All problems are returned together.
@@ -179,27 +66,7 @@ pub fn read(
             format!("not an RSS, Atom or JSON feed: {e}"),
         )]
     })?;
-    let converter = htmd::HtmlToMarkdown::builder()
-        .options(htmd::options::Options {
-            heading_style: htmd::options::HeadingStyle::Atx,
-            code_block_style: htmd::options::CodeBlockStyle::Fenced,
-            bullet_list_marker: htmd::options::BulletListMarker::Dash,
-            translation_mode: htmd::options::TranslationMode::Faithful,
-            ..Default::default()
-        })
-        .skip_tags(vec!["script", "style"])
-        .build();
-    // Sanitized first, without what Markdown cannot hold and a page need not keep (a link's
-    // `target` and `rel`, classes but a code block's language), so that the converter keeps
-    // as HTML only what it must (`<details>`, a task's checkbox).
-    let mut cleaner = ammonia::Builder::default();
-    cleaner
-        .link_rel(None)
-        .add_tag_attributes("code", ["class"])
-        .add_tags(["input"])
-        .add_tag_attributes("input", ["type", "checked", "disabled"])
-        // Unwrapped, their content kept: Atom's XHTML `<div>` would stay HTML otherwise.
-        .rm_tags(["div", "span"]);
+    let converter = Converter::new();
     let mut problems = Vec::new();
     let mut entries: Vec<Imported> = Vec::new();
     let mut skipped = Vec::new();
@@ -210,23 +77,9 @@ pub fn read(
         // it is not in the file, and a UUID would differ on every run.
         let written_id =
             (!item.id.is_empty() && source.contains(&item.id)).then_some(item.id.as_str());
-        // Where the item stands in the file: its id (as an element's text or a JSON string
-        // first, not inside another word), searched from the previous item on.
         let title_text = item.title.as_ref().map(|t| t.content.trim());
         let needle = written_id.or(link).or(title_text).unwrap_or_default();
-        let offset = [
-            format!(">{needle}<"),
-            format!("\"{needle}\""),
-            needle.to_string(),
-        ]
-        .iter()
-        .filter(|_| !needle.is_empty())
-        .find_map(|pattern| {
-            source[cursor..]
-                .find(pattern.as_str())
-                .map(|o| cursor + o + usize::from(!pattern.starts_with(needle)))
-        })
-        .unwrap_or(cursor);
+        let offset = locate(&source, cursor, needle);
         cursor = (offset + 1).min(source.len());
         while !source.is_char_boundary(cursor) {
             cursor += 1;
@@ -259,76 +112,25 @@ pub fn read(
         let title = item
             .title
             .as_ref()
-            .map(|t| {
-                if t.content_type.as_str() == "text/plain" {
-                    t.content.split_whitespace().collect::<Vec<_>>().join(" ")
-                } else {
-                    crate::html::text_start(&cleaner.clean(&t.content).to_string(), usize::MAX)
-                }
-            })
+            .map(|t| converter.text(t))
             .unwrap_or_default();
         if title.is_empty() {
             problems.push(here(format!("{name} has no title")));
             continue;
         }
-        let content = item.content.as_ref().and_then(|c| {
-            let body = c.body.as_deref()?;
-            Some(if c.content_type.as_str() == "text/plain" {
-                plain_text_html(body)
-            } else {
-                body.to_string()
-            })
-        });
-        let summary = item.summary.as_ref();
-        let (html, summary) = match (content, summary) {
-            (Some(html), Some(summary)) if summary.content_type.as_str() == "text/plain" => (
-                html,
-                Some(
-                    summary
-                        .content
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ),
-            ),
-            (Some(html), _) => (html, None),
-            (None, Some(summary)) if summary.content_type.as_str() == "text/plain" => {
-                (plain_text_html(&summary.content), None)
-            }
-            (None, Some(summary)) => (summary.content.clone(), None),
-            (None, None) => (String::new(), None),
-        };
-        let body = match converter.convert(&cleaner.clean(&html).to_string()) {
-            Ok(markdown) => markdown,
-            Err(e) => {
-                problems.push(here(format!("{name}: its HTML cannot be read: {e}")));
-                continue;
-            }
-        };
-        let body = match link.and_then(|l| Url::parse(l).ok()) {
-            Some(base) => crate::content::absolute_markdown(&body, &base)
-                .map_err(|message| here(format!("{name}: {message}"))),
-            None => Ok(body),
-        };
-        let body = match body {
+        let base = link.and_then(|l| Url::parse(l).ok());
+        let body = match converter.body(item, base.as_ref(), images) {
             Ok(body) => body,
-            Err(problem) => {
-                problems.push(problem);
+            Err(message) => {
+                problems.push(here(format!("{name}: {message}")));
                 continue;
             }
         };
-        let (body, assets) = match images {
-            Some(images) => {
-                let (body, files, notes) = images.localize(&body);
-                skipped.extend(
-                    notes
-                        .into_iter()
-                        .map(|note| here(format!("{name}: {note}"))),
-                );
-                (body, files)
-            }
-            None => (body, Vec::new()),
-        };
+        skipped.extend(
+            body.notes
+                .into_iter()
+                .map(|note| here(format!("{name}: {note}"))),
+        );
         let updated = item
             .updated
             .filter(|u| item.published.is_some() && *u != date);
@@ -346,10 +148,10 @@ pub fn read(
             updated: updated.map(rfc3339),
             tags,
             draft: false,
-            summary: summary.filter(|s| !s.is_empty()),
-            body,
+            summary: body.summary,
+            body: body.markdown,
             at: here(String::new()),
-            assets,
+            assets: body.files,
         });
     }
     if entries.is_empty() && problems.is_empty() {
@@ -362,18 +164,198 @@ pub fn read(
     }
 }
 
-/// Plain text (Atom `type="text"`, JSON Feed `content_text`) as HTML: every character
-/// escaped, paragraphs at blank lines, line breaks kept.
-fn plain_text_html(text: &str) -> String {
+/// Where `needle` (an item's id, link or title) stands in `source` from `cursor` on: as an
+/// element's text or a JSON string first, so that `.` is not found inside `<?xml version`.
+fn locate(source: &str, cursor: usize, needle: &str) -> usize {
+    if needle.is_empty() {
+        return cursor;
+    }
+    [
+        format!(">{needle}<"),
+        format!("\"{needle}\""),
+        needle.to_string(),
+    ]
+    .iter()
+    .find_map(|pattern| {
+        source[cursor..]
+            .find(pattern.as_str())
+            .map(|o| cursor + o + usize::from(!pattern.starts_with(needle)))
+    })
+    .unwrap_or(cursor)
+}
+
+/// An item's body as an entry holds it.
+struct Body {
+    markdown: String,
+    summary: Option<String>,
+    files: Vec<Asset>,
+    notes: Vec<String>,
+}
+
+/// The address a downloaded image has until the Markdown's links are made absolute: then
+/// it becomes the file's name, relative to the entry.
+const DOWNLOADED: &str = "https://shiplog-import.invalid/";
+
+/// The `src` of each image the cleaner saw, and the address to give each instead.
+type SeenImages = Arc<Mutex<(Vec<String>, HashMap<String, String>)>>;
+
+/// Turns an item's HTML into Markdown: sanitized first (ammonia), then converted (htmd);
+/// each `<img src>` is seen on the way, and rewritten when its picture was downloaded.
+struct Converter {
+    markdown: htmd::HtmlToMarkdown,
+    cleaner: ammonia::Builder<'static>,
+    images: SeenImages,
+}
+
+impl Converter {
+    fn new() -> Converter {
+        let markdown = htmd::HtmlToMarkdown::builder()
+            .options(htmd::options::Options {
+                heading_style: htmd::options::HeadingStyle::Atx,
+                code_block_style: htmd::options::CodeBlockStyle::Fenced,
+                bullet_list_marker: htmd::options::BulletListMarker::Dash,
+                translation_mode: htmd::options::TranslationMode::Faithful,
+                ..Default::default()
+            })
+            .skip_tags(vec!["script", "style"])
+            .build();
+        let images = SeenImages::default();
+        let seen = Arc::clone(&images);
+        // Without what Markdown cannot hold and a page need not keep (a link's `target` and
+        // `rel`, classes but a code block's language), so that the converter keeps as HTML
+        // only what it must (`<details>`, a task's checkbox).
+        let mut cleaner = ammonia::Builder::default();
+        cleaner
+            .link_rel(None)
+            .add_tag_attributes("code", ["class"])
+            .add_tags(["input"])
+            .add_tag_attributes("input", ["type", "checked", "disabled"])
+            // Unwrapped, their content kept: Atom's XHTML `<div>` would stay HTML otherwise.
+            .rm_tags(["div", "span"])
+            .attribute_filter(move |element, attribute, value| {
+                if element == "img" && attribute == "src" {
+                    let mut images = seen.lock().unwrap_or_else(|e| e.into_inner());
+                    images.0.push(value.to_string());
+                    if let Some(name) = images.1.get(value) {
+                        return Some(Cow::Owned(format!("{DOWNLOADED}{name}")));
+                    }
+                }
+                Some(Cow::Owned(value.to_string()))
+            });
+        Converter {
+            markdown,
+            cleaner,
+            images,
+        }
+    }
+
+    /// A title or summary as text: an HTML one's tags dropped, blanks collapsed.
+    fn text(&self, text: &feed_rs::model::Text) -> String {
+        if text.content_type.as_str() == "text/plain" {
+            text.content
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        } else {
+            crate::html::text_start(&self.cleaner.clean(&text.content).to_string(), usize::MAX)
+        }
+    }
+
+    /// The item's content (or its summary when it has none) as Markdown, its links made
+    /// absolute against `base`, its images downloaded with `images`; and its summary, when
+    /// it is text beside the content.
+    fn body(
+        &self,
+        item: &feed_rs::model::Entry,
+        base: Option<&Url>,
+        images: Option<&Images>,
+    ) -> std::result::Result<Body, String> {
+        let plain = |content_type: &str| content_type == "text/plain";
+        let content = item
+            .content
+            .as_ref()
+            .and_then(|c| Some((c.body.as_deref()?, plain(c.content_type.as_str()))));
+        let (written, is_text, summary) = match (content, item.summary.as_ref()) {
+            (Some((body, is_text)), Some(summary)) if plain(summary.content_type.as_str()) => {
+                (body, is_text, Some(self.text(summary)))
+            }
+            (Some((body, is_text)), _) => (body, is_text, None),
+            (None, Some(summary)) => (
+                summary.content.as_str(),
+                plain(summary.content_type.as_str()),
+                None,
+            ),
+            (None, None) => ("", false, None),
+        };
+        let mut body = Body {
+            markdown: String::new(),
+            summary: summary.filter(|s| !s.is_empty()),
+            files: Vec::new(),
+            notes: Vec::new(),
+        };
+        if is_text {
+            body.markdown = plain_text_markdown(written);
+            return Ok(body);
+        }
+        let lock = || self.images.lock().unwrap_or_else(|e| e.into_inner());
+        *lock() = Default::default();
+        let mut html = self.cleaner.clean(written).to_string();
+        if let Some(images) = images {
+            let sources = std::mem::take(&mut lock().0);
+            let fetched = images.fetch(&sources, base);
+            if !fetched.names.is_empty() {
+                lock().1 = fetched.names;
+                html = self.cleaner.clean(written).to_string();
+            }
+            body.files = fetched.files;
+            body.notes = fetched.notes;
+        }
+        let markdown = self
+            .markdown
+            .convert(&html)
+            .map_err(|e| format!("its HTML cannot be read: {e}"))?;
+        let markdown = match base {
+            Some(base) => crate::content::absolute_markdown(&markdown, base)?,
+            None => markdown,
+        };
+        body.markdown = markdown.replace(DOWNLOADED, "");
+        Ok(body)
+    }
+}
+
+/// Plain text (Atom `type="text"`, JSON Feed `content_text`) as Markdown that shows it as
+/// written: every ASCII punctuation character escaped (so `#`, `---`, `|`, `&amp;` stay
+/// text), leading blanks kept as character references, paragraphs at blank lines, each line
+/// break a hard break.
+fn plain_text_markdown(text: &str) -> String {
     let text = text.replace("\r\n", "\n");
-    text.split("\n\n")
-        .map(str::trim)
-        .filter(|paragraph| !paragraph.is_empty())
+    let paragraphs: Vec<String> = text
+        .split("\n\n")
+        .filter(|paragraph| !paragraph.trim().is_empty())
         .map(|paragraph| {
-            let lines: Vec<String> = paragraph.lines().map(crate::html::escape).collect();
-            format!("<p>{}</p>", lines.join("<br>"))
+            let lines: Vec<String> = paragraph
+                .trim_matches('\n')
+                .lines()
+                .map(|line| {
+                    let line = line.trim_end();
+                    let rest = line.trim_start_matches([' ', '\t']);
+                    let mut out: String = line[..line.len() - rest.len()]
+                        .chars()
+                        .map(|c| if c == '\t' { "&#9;" } else { "&#32;" })
+                        .collect();
+                    for c in rest.chars() {
+                        if c.is_ascii_punctuation() {
+                            out.push('\\');
+                        }
+                        out.push(c);
+                    }
+                    out
+                })
+                .collect();
+            lines.join("\\\n")
         })
-        .collect()
+        .collect();
+    paragraphs.join("\n\n")
 }
 
 fn rfc3339(date: DateTime<Utc>) -> String {
@@ -423,9 +405,20 @@ mod tests {
         );
         assert_eq!(item_id("https://x.example/p/caf%C3%A9"), "cafe");
         assert_eq!(item_id("https://x.example/"), "x.example");
+    }
+
+    #[test]
+    fn plain_text_shows_as_written() {
+        let text = "a <b> &amp; *c*\r\n# not heading\n---\n| a | b |\n|---|---|\n\n    indented\n1. x\n- y";
+        let markdown = plain_text_markdown(text);
+        let mut html = String::new();
+        pulldown_cmark::html::push_html(
+            &mut html,
+            pulldown_cmark::Parser::new_ext(&markdown, pulldown_cmark::Options::all()),
+        );
         assert_eq!(
-            plain_text_html("a <b>\r\nc\n\nd"),
-            "<p>a &lt;b&gt;<br>c</p><p>d</p>"
+            html,
+            "<p>a &lt;b&gt; &amp;amp; *c*<br />\n# not heading<br />\n---<br />\n| a | b |<br />\n|---|---|</p>\n<p>\u{20}\u{20}\u{20}\u{20}indented<br />\n1. x<br />\n- y</p>\n"
         );
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod changelog;
 pub mod feed;
+pub mod images;
 pub mod releases;
 
 use std::path::{Path, PathBuf};
@@ -153,8 +154,8 @@ pub fn id_of(name: &str) -> String {
 pub fn write(entries: &[Imported], skipped: Skipped, options: &Options<'_>) -> Result<Report> {
     slug::check_org(options.org).map_err(Error::Usage)?;
     let folder = options.content.join(options.org);
-    refuse_link(&folder)?;
-    let planned = plan(entries, &folder, options.update)?;
+    refuse_link(options.content, &folder)?;
+    let planned = plan(entries, options.content, &folder, options.update)?;
     check_in_org(&planned, options)?;
     let mut report = Report {
         skipped,
@@ -182,7 +183,7 @@ type Planned = (PathBuf, Outcome, Vec<u8>);
 
 /// Each entry's file (and its assets'), what would happen to it, and its bytes; or every
 /// problem found in the entries alone (a bad id, an id twice, an entry a build would refuse).
-fn plan(entries: &[Imported], folder: &Path, update: bool) -> Result<Vec<Planned>> {
+fn plan(entries: &[Imported], content: &Path, folder: &Path, update: bool) -> Result<Vec<Planned>> {
     let mut problems = Vec::new();
     let mut planned = Vec::new();
     let mut seen: std::collections::HashMap<&str, &Problem> = std::collections::HashMap::new();
@@ -231,8 +232,8 @@ fn plan(entries: &[Imported], folder: &Path, update: bool) -> Result<Vec<Planned
             .iter()
             .map(|(name, bytes)| (folder.join(&entry.id).join(name), bytes.clone()));
         for (path, bytes) in std::iter::once((path, text.into_bytes())).chain(assets) {
-            if let Err(error) = refuse_link(&path) {
-                problems.push(at(error.to_string()));
+            if let Err(Error::Invalid(found)) = refuse_link(content, &path) {
+                problems.extend(found.as_slice().iter().cloned());
                 continue;
             }
             let outcome = match std::fs::read(&path) {
@@ -249,14 +250,19 @@ fn plan(entries: &[Imported], folder: &Path, update: bool) -> Result<Vec<Planned
     Ok(planned)
 }
 
-/// Refuses to read or write through a symbolic link: it may lead out of the content folder.
-fn refuse_link(path: &Path) -> Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(metadata) if metadata.file_type().is_symlink() => Err(Error::Usage(format!(
-            "{} is a symbolic link; import writes only into the content folder itself",
-            path.display()
-        ))),
-        _ => Ok(()),
+/// Refuses to read or write through a symbolic link, at `path` or any folder between it and
+/// the content folder: it may lead out of the content folder.
+fn refuse_link(content: &Path, path: &Path) -> Result<()> {
+    let linked = path
+        .ancestors()
+        .take_while(|folder| *folder != content && folder.starts_with(content))
+        .find(|folder| std::fs::symlink_metadata(folder).is_ok_and(|m| m.file_type().is_symlink()));
+    match linked {
+        Some(link) => Err(Error::Invalid(Problems::new(vec![Problem::file(
+            link,
+            "is a symbolic link; import reads and writes only inside the content folder itself",
+        )]))),
+        None => Ok(()),
     }
 }
 

@@ -550,6 +550,18 @@ fn download_images_brings_each_picture_into_the_entrys_folder() {
         ("/shots/photo", "image/png", chart.clone()),
         ("/big.png", "image/png", vec![0; 11 << 20]),
         ("/page.html", "text/html", b"<p>hi</p>".to_vec()),
+        // Judged by their bytes, not their names or claimed types.
+        (
+            "/fake.png",
+            "image/png",
+            b"<html>not a picture</html>".to_vec(),
+        ),
+        (
+            "/evil.svg",
+            "application/x-sh",
+            b"#!/bin/sh\nrm -rf /".to_vec(),
+        ),
+        ("/x/_org.yaml", "image/png", chart.clone()),
     ]);
     let base = format!("http://127.0.0.1:{port}");
     let feed = format!(
@@ -557,7 +569,7 @@ fn download_images_brings_each_picture_into_the_entrys_folder() {
 <rss version="2.0"><channel><title>t</title><link>{base}/</link><description>d</description>
 <item><title>Pictures</title><guid>{base}/updates/pictures</guid><link>{base}/updates/pictures</link>
 <pubDate>Sun, 01 Feb 2026 08:00:00 GMT</pubDate><category>x</category>
-<description><![CDATA[<p><img src="/shots/chart.png" alt="chart"> <img src="{base}/shots/photo" alt="photo"> <img src="{base}/big.png" alt="big"> <img src="{base}/page.html" alt="page"> <img src="{base}/missing.png" alt="missing"></p>]]></description>
+<description><![CDATA[<p><img src="/shots/chart.png" alt="chart"> <img src="{base}/shots/photo" alt="photo"> <img src="{base}/big.png" alt="big"> <img src="{base}/page.html" alt="page"> <img src="{base}/missing.png" alt="missing"> <img src="{base}/fake.png" alt="fake"> <img src="{base}/evil.svg" alt="evil"> <img alt="a ] ) [ b" src="/shots/chart.png"></p><details><summary>More</summary><img src="{base}/x/_org.yaml" alt="o"></details>]]></description>
 </item></channel></rss>"#
     );
     let dir = tempfile::tempdir().unwrap();
@@ -576,7 +588,21 @@ fn download_images_brings_each_picture_into_the_entrys_folder() {
         chart
     );
     assert!(dir.path().join("content/o/pictures/photo.png").exists());
-    for kept in ["big.png", "page.html", "missing.png"] {
+    // An image kept as HTML is downloaded too; a name starting with `_` (unpublished) is not
+    // given to it.
+    assert!(entry.contains("<img src=\"org.png\" alt=\"o\">"), "{entry}");
+    assert!(dir.path().join("content/o/pictures/org.png").exists());
+    assert!(
+        entry.contains("](chart.png)") && !entry.contains("/shots/chart.png"),
+        "{entry}"
+    );
+    for kept in [
+        "big.png",
+        "page.html",
+        "missing.png",
+        "fake.png",
+        "evil.svg",
+    ] {
         assert!(
             entry.contains(&format!("]({base}/{kept})")),
             "{kept}: {entry}"
@@ -586,15 +612,23 @@ fn download_images_brings_each_picture_into_the_entrys_folder() {
             "{kept}: {said}"
         );
     }
-    assert!(said.contains("at most 10485760 bytes"), "{said}");
+    assert!(said.contains("it is larger than 10485760 bytes"), "{said}");
     assert!(said.contains("it is not a picture (`text/html`)"), "{said}");
+    assert!(
+        said.contains("it is not a picture (`application/x-sh`)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("fake.png as an address: it is not a picture (`image/png`)"),
+        "{said}"
+    );
     // The next run finds the same files; the build publishes them beside the entry.
     let said = import(
         dir.path(),
         &["feed", "feed.xml", "--org", "o", "--download-images"],
     );
     assert!(
-        said.contains("0 added, 0 changed (0 updated, 0 kept), 3 unchanged"),
+        said.contains("0 added, 0 changed (0 updated, 0 kept), 4 unchanged"),
         "{said}"
     );
     generate(dir.path());
@@ -602,4 +636,32 @@ fn download_images_brings_each_picture_into_the_entrys_folder() {
         .path()
         .join("public/o/changelog/pictures/chart.png")
         .exists());
+    // The entry's folder may not lead elsewhere through a symbolic link.
+    #[cfg(unix)]
+    {
+        let outside = dir.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::remove_dir_all(dir.path().join("content/o/pictures")).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.path().join("content/o/pictures")).unwrap();
+        let output = shiplog(
+            dir.path(),
+            &[
+                "import",
+                "feed",
+                "feed.xml",
+                "--org",
+                "o",
+                "--download-images",
+                "--content",
+                "content",
+            ],
+        );
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("content/o/pictures:1:1: is a symbolic link"),
+            "{}",
+            stderr(&output)
+        );
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    }
 }
