@@ -288,6 +288,8 @@ struct ListingPage<'a> {
     feeds_href: &'static str,
     /// Whether the page shows highlighted code.
     highlighted: bool,
+    /// Whether the page shows GitHub's alerts (and needs their style).
+    alerts: bool,
 }
 
 /// An entry's own page: `entry.html`.
@@ -303,6 +305,8 @@ struct EntryPage<'a> {
     feeds_href: &'static str,
     /// Whether the page shows highlighted code (and needs the colours of its tokens).
     highlighted: bool,
+    /// Whether the page shows GitHub's alerts (and needs their style).
+    alerts: bool,
     /// The entry published just after this one, if any.
     newer: Option<Neighbor<'a>>,
     /// The entry published just before this one, if any.
@@ -413,6 +417,8 @@ struct Shown {
     page_html: String,
     /// Whether `page_html` has highlighted code.
     highlighted: bool,
+    /// Whether `page_html` has one of GitHub's alerts.
+    alerts: bool,
 }
 
 impl<'a> OrgPages<'a> {
@@ -438,6 +444,7 @@ impl<'a> OrgPages<'a> {
                         .updated
                         .map(|date| display_date(words, date, entry.updated_is_day, timezone)),
                     highlighted: page_html.contains("<span class=\"hl-"),
+                    alerts: page_html.contains("<blockquote class=\"markdown-alert "),
                     page_html,
                 };
                 (entry.id.as_str(), shown)
@@ -558,6 +565,9 @@ impl<'a> OrgPages<'a> {
                 highlighted: chunk
                     .iter()
                     .any(|entry| self.shown[entry.id.as_str()].highlighted),
+                alerts: chunk
+                    .iter()
+                    .any(|entry| self.shown[entry.id.as_str()].alerts),
             };
             let content = chunk.iter().map(|entry| entry.content_html.len()).sum();
             pages.push((path, self.theme.render("changelog.html", &page, content)?));
@@ -594,6 +604,7 @@ impl<'a> OrgPages<'a> {
                     changelog_href: "../",
                     feeds_href: "../",
                     highlighted: self.shown[entry.id.as_str()].highlighted,
+                    alerts: self.shown[entry.id.as_str()].alerts,
                     newer: at
                         .checked_sub(1)
                         .and_then(|newer| published.get(newer))
