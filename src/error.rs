@@ -30,6 +30,12 @@ impl Problem {
         }
     }
 
+    /// A problem at byte `offset` of `text`, the contents of `path`.
+    pub fn at_offset(path: &Path, text: &str, offset: usize, message: impl Into<String>) -> Self {
+        let (line, column) = text::position(text, offset);
+        Problem::new(path, line, column, message)
+    }
+
     /// A problem with a whole file (reported at its first line and column).
     pub fn file(path: &Path, message: impl Into<String>) -> Self {
         Problem::new(path, 1, 1, message)

@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDate};
-use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::{id_of, Imported, Skipped};
 use crate::error::Problem;
@@ -101,10 +101,7 @@ pub fn read(
         .map(|(_, definition)| definition.span.clone())
         .collect();
     let headings = headings(parser);
-    let at = |offset: usize, message: String| {
-        let (line, column) = text::position(text, offset);
-        Problem::new(path, line, column, message)
-    };
+    let at = |offset: usize, message: String| Problem::at_offset(path, text, offset, message);
     let Some(level) = headings
         .iter()
         .find(|h| version(&h.text).is_some())
@@ -233,7 +230,7 @@ fn headings<'t>(parser: impl Iterator<Item = (Event<'t>, Range<usize>)>) -> Vec<
             ) => depth = depth.saturating_sub(1),
             Event::Start(Tag::Heading { level, .. }) if depth == 0 => {
                 open = Some(Heading {
-                    level: level_number(level),
+                    level: level as usize,
                     range,
                     text: String::new(),
                 });
@@ -248,10 +245,6 @@ fn headings<'t>(parser: impl Iterator<Item = (Event<'t>, Range<usize>)>) -> Vec<
         }
     }
     headings
-}
-
-fn level_number(level: HeadingLevel) -> usize {
-    level as usize
 }
 
 /// The parts of a version heading's text (`[1.2.0] - 2026-03-01 [YANKED]`, `v1.2.0

@@ -18,10 +18,10 @@ use crate::text;
 /// The most a feed may weigh, read from a file or the network.
 pub const MAX_FEED_BYTES: u64 = 32 * 1024 * 1024;
 
-/// An HTTP client that gives up after a minute and follows redirects.
-fn agent() -> ureq::Agent {
+/// An HTTP client that gives up after `timeout` and follows redirects.
+pub(super) fn agent(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(60)))
+        .timeout_global(Some(timeout))
         .user_agent(concat!("shiplog/", env!("CARGO_PKG_VERSION")))
         .build()
         .into()
@@ -37,7 +37,7 @@ pub fn fetch(location: &str) -> Result<Vec<u8>> {
             }
         });
     }
-    let agent = agent();
+    let agent = agent(Duration::from_secs(60));
     let fail = |why: String| Error::Usage(format!("cannot fetch {location}: {why}"));
     let mut response = agent
         .get(location)
@@ -84,10 +84,7 @@ pub fn read(
         while !source.is_char_boundary(cursor) {
             cursor += 1;
         }
-        let here = |message: String| {
-            let (line, column) = text::position(&source, offset);
-            Problem::new(path, line, column, message)
-        };
+        let here = |message: String| Problem::at_offset(path, &source, offset, message);
         let name = format!("item {} (`{}`)", index + 1, needle);
         let Some(id) = written_id.or(link).map(item_id) else {
             problems.push(here(format!(
@@ -367,11 +364,9 @@ fn rfc3339(date: DateTime<Utc>) -> String {
 /// `42`).
 fn item_id(name: &str) -> String {
     let last = match Url::parse(name) {
-        Ok(url) if url.has_host() => url
-            .path_segments()
-            .and_then(|mut segments| segments.rfind(|s| !s.is_empty()))
-            .map(percent_decode)
-            .unwrap_or_else(|| url.host_str().unwrap_or_default().to_string()),
+        Ok(url) if url.has_host() => {
+            last_segment(&url).unwrap_or_else(|| url.host_str().unwrap_or_default().to_string())
+        }
         _ => name
             .rsplit([':', '/'])
             .find(|part| !part.is_empty())
@@ -381,11 +376,14 @@ fn item_id(name: &str) -> String {
     id_of(&last)
 }
 
-fn percent_decode(segment: &str) -> String {
-    url::form_urlencoded::parse(format!("x={segment}").as_bytes())
-        .next()
-        .map(|(_, value)| value.into_owned())
-        .unwrap_or_else(|| segment.to_string())
+/// The last non-empty segment of `url`'s path, percent-decoded.
+pub(super) fn last_segment(url: &Url) -> Option<String> {
+    let segment = url.path_segments()?.rfind(|s| !s.is_empty())?;
+    Some(
+        percent_encoding::percent_decode_str(segment)
+            .decode_utf8_lossy()
+            .into_owned(),
+    )
 }
 
 #[cfg(test)]

@@ -33,11 +33,7 @@ pub struct Images {
 impl Default for Images {
     fn default() -> Self {
         Images {
-            agent: ureq::Agent::config_builder()
-                .timeout_global(Some(IMAGE_TIMEOUT))
-                .user_agent(concat!("shiplog/", env!("CARGO_PKG_VERSION")))
-                .build()
-                .into(),
+            agent: super::feed::agent(IMAGE_TIMEOUT),
             bytes_left: Cell::new(MAX_IMAGES_BYTES),
             deadline: Instant::now() + MAX_IMAGES_TIME,
         }
@@ -142,15 +138,7 @@ impl Images {
             .ok_or_else(|| format!("it is not a picture (`{media_type}`)"))?;
         self.bytes_left
             .set(self.bytes_left.get().saturating_sub(bytes.len() as u64));
-        let last = url
-            .path_segments()
-            .and_then(|mut segments| segments.rfind(|s| !s.is_empty()))
-            .map(|s| {
-                percent_encoding::percent_decode_str(s)
-                    .decode_utf8_lossy()
-                    .into_owned()
-            })
-            .unwrap_or_default();
+        let last = super::feed::last_segment(url).unwrap_or_default();
         let stem = last
             .rsplit_once('.')
             .map_or(last.as_str(), |(stem, _)| stem);

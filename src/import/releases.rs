@@ -9,7 +9,6 @@ use serde::Deserialize;
 use super::{id_of, Imported, Skipped};
 use crate::content::parse_date;
 use crate::error::Problem;
-use crate::text;
 
 /// The fields of a release shiplog reads, under either tool's names.
 #[derive(Deserialize)]
@@ -44,7 +43,7 @@ pub fn read(path: &Path, text: &str) -> Result<(Vec<Imported>, Skipped), Vec<Pro
             }
             Some(Ok(item @ serde_json::Value::Object(_))) => values.push((start, item)),
             Some(Ok(_)) => {
-                return Err(vec![at(path, text, start, "expected the JSON array of releases that `gh api repos/OWNER/REPO/releases` prints")]);
+                return Err(vec![Problem::at_offset(path, text, start, "expected the JSON array of releases that `gh api repos/OWNER/REPO/releases` prints")]);
             }
             Some(Err(e)) => {
                 return Err(vec![Problem::new(
@@ -66,11 +65,11 @@ pub fn read(path: &Path, text: &str) -> Result<(Vec<Imported>, Skipped), Vec<Pro
         let release: Release = match serde_json::from_value(value) {
             Ok(release) => release,
             Err(e) => {
-                problems.push(at(
+                problems.push(Problem::at_offset(
                     path,
                     text,
                     start,
-                    &format!("release {}: {e}", index + 1),
+                    format!("release {}: {e}", index + 1),
                 ));
                 continue;
             }
@@ -81,7 +80,7 @@ pub fn read(path: &Path, text: &str) -> Result<(Vec<Imported>, Skipped), Vec<Pro
             .find(&format!("\"{}\"", release.tag_name))
             .map_or(from, |o| from + o + 1);
         cursor = offset;
-        let here = |message: String| at(path, text, offset, &message);
+        let here = |message: String| Problem::at_offset(path, text, offset, message);
         let date = [&release.published_at, &release.created_at]
             .into_iter()
             .flatten()
@@ -131,9 +130,4 @@ pub fn read(path: &Path, text: &str) -> Result<(Vec<Imported>, Skipped), Vec<Pro
     } else {
         Err(problems)
     }
-}
-
-fn at(path: &Path, text: &str, offset: usize, message: &str) -> Problem {
-    let (line, column) = text::position(text, offset);
-    Problem::new(path, line, column, message)
 }
